@@ -1,0 +1,182 @@
+"""The ``paper-assistant`` command line: parse, call the library, render.
+
+The ``--json`` shapes printed here are a contract that outside tools and
+the evaluation rely on; they are built by the ``*_json`` helpers only.
+Every failure the user can cause ends as one line on stderr and exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assistant.settings import Settings, set_offline_env
+
+EXIT_ERROR = 1
+EXIT_INTERRUPTED = 130
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--storage", type=Path, metavar="DIR",
+                        help="index folder (default: $PAPER_ASSISTANT_STORAGE or ./storage)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="paper-assistant",
+        description="Ask questions about a collection of paper abstracts.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = sub.add_parser("ingest", help="index paper lists (default: the bundled NeurIPS 2025 + ICLR 2026 lists)")
+    ingest.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                        help=".txt list, .jsonl/.json/.csv records, or a folder of them")
+    ingest.add_argument("--prune", action="store_true", help="remove indexed papers that the given sources no longer hold")
+    _common(ingest)
+
+    papers = sub.add_parser("papers", help="list the indexed papers")
+    papers.add_argument("--venue", help="only papers of this venue, e.g. 'ICLR 2026'")
+    papers.add_argument("--json", action="store_true", help="print a JSON list")
+    _common(papers)
+
+    search = sub.add_parser("search", help="find the papers that best match a query")
+    search.add_argument("query", help="the query; '-' reads one query per line from stdin (JSON lines out)")
+    search.add_argument("--k", type=int, default=None, help="papers to return (default 5)")
+    search.add_argument("--venue", help="only papers of this venue")
+    search.add_argument("--year", type=int, help="only papers of this year")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    _common(search)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, Any] = {}
+    if getattr(args, "storage", None) is not None:
+        overrides["storage"] = args.storage
+    if getattr(args, "k", None) is not None:
+        overrides["top_k"] = args.k
+    return Settings(**overrides)
+
+
+def _print_json(payload: Any) -> None:
+    print(json.dumps(payload, ensure_ascii=False))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from assistant.index import PaperIndex
+    from assistant.papers import load_papers, seed_files
+
+    settings = _settings(args)
+    sources = args.paths or seed_files()
+    loaded = load_papers(sources)
+    report = PaperIndex(settings).ingest(loaded, prune=args.prune, progress=None)
+    for skip in report.skipped[:20]:
+        print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
+    if len(report.skipped) > 20:
+        print(f"... and {len(report.skipped) - 20} more skipped", file=sys.stderr)
+    print(
+        f"Indexed {report.total} papers in {settings.resolved_storage()} in {report.seconds:.1f} s: "
+        f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
+        f"{report.removed} removed, {report.merged} duplicates merged, {len(report.skipped)} skipped"
+        + (" (rebuilt for the current embedding model)" if report.rebuilt else "")
+        + "."
+    )
+    return 0
+
+
+def cmd_papers(args: argparse.Namespace) -> int:
+    from assistant.index import PaperIndex
+
+    papers = PaperIndex(_settings(args)).papers(args.venue)
+    if args.json:
+        _print_json([{"paper_id": p.paper_id, "title": p.name, "venue": p.venue, "abstract": p.abstract} for p in papers])
+        return 0
+    if not papers:
+        print(f"No papers from venue '{args.venue}'." if args.venue else "No papers.")
+        return 0
+    width = max(len(p.paper_id) for p in papers)
+    for p in papers:
+        print(f"{p.paper_id:<{width}}  {p.venue:<13}  {p.name}")
+    print(f"{len(papers)} papers.")
+    return 0
+
+
+def search_json(query: str, hits: Sequence[Any]) -> dict[str, Any]:
+    """The ``search --json`` contract."""
+    return {
+        "query": query,
+        "results": [
+            {"paper_id": h.paper.paper_id, "title": h.paper.name, "venue": h.paper.venue,
+             "score": round(h.score, 4), "abstract": h.paper.abstract}
+            for h in hits
+        ],
+    }
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from assistant.errors import InputError
+    from assistant.index import PaperIndex
+    from assistant.retrieve import PaperRetriever
+
+    settings = _settings(args)
+    retriever = PaperRetriever(PaperIndex(settings), k=settings.top_k, venue=args.venue, year=args.year)
+    if not retriever.allowed(args.venue, args.year):
+        venues = sorted({p.venue for p in retriever.index.lexical[1]})
+        raise InputError(f"No indexed papers match venue={args.venue!r} year={args.year}; venues: {', '.join(venues)}.")
+    if args.query == "-":
+        for line in sys.stdin:
+            if line.strip():
+                _print_json(search_json(line.strip(), retriever.search(line.strip())))
+                sys.stdout.flush()
+        return 0
+    if not args.query.strip():
+        raise InputError("The query is empty: say what you are looking for.")
+    hits = retriever.search(args.query)
+    if args.json:
+        _print_json(search_json(args.query, hits))
+        return 0
+    for rank, hit in enumerate(hits, start=1):
+        print(f"{rank}. {hit.paper.name}  [{hit.paper.venue}]  score {hit.score:.2f}  id {hit.paper.paper_id}")
+        print(f"   {hit.paper.abstract[:220]}{'…' if len(hit.paper.abstract) > 220 else ''}")
+    if not hits:
+        print("No matching papers.")
+    return 0
+
+
+COMMANDS = {"ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: run one command, turning every known failure into one line."""
+    set_offline_env()
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    logging.getLogger("chromadb").setLevel(logging.ERROR)
+    args = build_parser().parse_args(argv)
+    from assistant.errors import AssistantError
+
+    try:
+        return COMMANDS[args.command](args)
+    except AssistantError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("interrupted: nothing half-written is used; run the command again.", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("PAPER_ASSISTANT_DEBUG"):
+            raise
+        print(f"error: unexpected {type(exc).__name__}: {exc} (set PAPER_ASSISTANT_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The BM25 side of hybrid retrieval, and exact matching of method names.
+
+Dense MiniLM vectors blur rare coined names (CSBrain vs CodeBrain) and see
+only the opening of each abstract; BM25 over the whole text catches exact
+terms. The index is derived from Chroma's records (the source of truth), so
+every app instance pointed at the same Chroma answers the same.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import bm25s
+import numpy as np
+import Stemmer
+
+from assistant.naming import is_coined
+
+_WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+(?:[-'][0-9a-z\u00c0-\u024f]+)*")
+_STEMMER = Stemmer.Stemmer("english")
+_STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
+#: Times the name/title field is repeated in the lexical document (a field boost).
+NAME_WEIGHT = 3
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased, stemmed word tokens; 'RaCO-DP' yields 'raco-dp', 'raco' and 'dp'."""
+    tokens: list[str] = []
+    for word in _WORD.findall(text.casefold()):
+        parts = re.split(r"[-']", word)
+        for token in ([word] + parts) if len(parts) > 1 else parts:
+            if token and token not in _STOPWORDS:
+                tokens.append(token)
+    return _STEMMER.stemWords(tokens)
+
+
+def name_keys(text: str) -> set[str]:
+    """Case-folded coined-name keys of a string ('CSBrain' -> 'csbrain')."""
+    return {w.casefold().rstrip("*") for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\*?", text)}
+
+
+@dataclass
+class LexicalDoc:
+    """What BM25 indexes for one paper."""
+
+    paper_id: str
+    name: str
+    alias: str
+    title: str
+    keywords: str
+    abstract: str
+
+    def text(self) -> str:
+        names = " ".join(dict.fromkeys(filter(None, (self.name, self.alias, self.title))))
+        return " ".join([names] * NAME_WEIGHT + [self.keywords, self.abstract])
+
+    def identity_keys(self) -> set[str]:
+        """Keys a question can name this paper by: its alias, and a coined
+        name heading its title ('EvoBrain: Dynamic ...')."""
+        keys = {self.alias.casefold()} if self.alias else set()
+        head = re.split(r":| - ", self.title, maxsplit=1)[0] if ":" in self.title or " - " in self.title else ""
+        if is_coined(head.strip()):
+            keys.add(head.strip().casefold())
+        return keys
+
+
+class LexicalIndex:
+    """BM25 over paper texts, plus a map from method names to papers."""
+
+    def __init__(self, docs: list[LexicalDoc]) -> None:
+        self.paper_ids = [d.paper_id for d in docs]
+        self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
+        corpus = [tokenize(d.text()) or ["_empty_"] for d in docs]
+        self._bm25.index(corpus, show_progress=False)
+        self.names: dict[str, list[int]] = {}
+        for i, doc in enumerate(docs):
+            for key in doc.identity_keys():
+                self.names.setdefault(key, []).append(i)
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 score of every paper for ``query`` (aligned with ``paper_ids``)."""
+        tokens = [t for t in tokenize(query) if t in self._bm25.vocab_dict]
+        if not tokens:
+            return np.zeros(len(self.paper_ids), dtype=np.float32)
+        return self._bm25.get_scores(tokens)
+
+    def named(self, query: str) -> list[int]:
+        """Positions of papers whose method name the query states verbatim."""
+        hits: list[int] = []
+        for key in name_keys(query):
+            hits.extend(self.names.get(key, []))
+        return list(dict.fromkeys(hits))
+
+    def save(self, folder: Path, generation: str, docs: Iterable[LexicalDoc]) -> None:
+        """Persist the docs (not the matrix: rebuilding it takes under a second)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / "lexical.json.tmp"
+        payload = {"generation": generation, "docs": [d.__dict__ for d in docs]}
+        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(folder / "lexical.json")
+
+
+def load_docs(folder: Path, generation: str) -> list[LexicalDoc] | None:
+    """Saved docs if they belong to ``generation`` of the collection, else None."""
+    path = folder / "lexical.json"
+    try:
+        payload = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if payload.get("generation") != generation:
+        return None
+    return [LexicalDoc(**d) for d in payload["docs"]]

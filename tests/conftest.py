@@ -1,0 +1,66 @@
+"""Shared fixtures: the real embedding model, and a temp index of the seeds
+built once per test session."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assistant.embedding import MiniLMEmbedding
+from assistant.index import PaperIndex
+from assistant.papers import load_papers, seed_files
+from assistant.retrieve import PaperRetriever
+from assistant.settings import Settings, set_offline_env
+
+set_offline_env()
+
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedding:
+    return MiniLMEmbedding()
+
+
+@pytest.fixture(scope="session")
+def seed_settings(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedding) -> Settings:
+    """Settings whose storage holds the 38 bundled seeds, ingested once."""
+    settings = Settings(storage=tmp_path_factory.mktemp("seeds"))
+    PaperIndex(settings, embedder).ingest(load_papers(seed_files()), progress=False)
+    return settings
+
+
+@pytest.fixture(scope="session")
+def seed_index(seed_settings: Settings, embedder: MiniLMEmbedding) -> PaperIndex:
+    return PaperIndex(seed_settings, embedder)
+
+
+@pytest.fixture(scope="session")
+def seed_retriever(seed_index: PaperIndex) -> PaperRetriever:
+    return PaperRetriever(seed_index)
+
+
+@pytest.fixture
+def fresh_index(tmp_path: Path, embedder: MiniLMEmbedding) -> PaperIndex:
+    """An empty index of its own, for tests that write."""
+    return PaperIndex(Settings(storage=tmp_path / "storage"), embedder)
+
+
+def corpus_records(limit: int | None = None) -> Iterator[dict]:
+    """Real ICLR 2026 records from ../shared/corpora (skips when absent)."""
+    path = CORPORA / "iclr2026.jsonl"
+    if not path.exists():
+        pytest.skip(f"{path} is not available")
+    with path.open(encoding="utf-8") as handle:
+        for n, line in enumerate(handle):
+            if limit is not None and n >= limit:
+                return
+            yield json.loads(line)
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path

@@ -1,0 +1,86 @@
+"""The command line: JSON contract, batch mode, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.cli import main
+from assistant.settings import Settings
+
+
+def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """The real console entry point in a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *args], input=stdin, capture_output=True, text=True, timeout=300,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_search_json_contract(seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "What is SPINT?", "--json", "--k", "3", "--storage", str(seed_settings.storage)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["query"] == "What is SPINT?"
+    assert len(payload["results"]) == 3
+    assert set(payload["results"][0]) == {"paper_id", "title", "venue", "score", "abstract"}
+    assert payload["results"][0]["title"] == "SPINT" and payload["results"][0]["venue"] == "NeurIPS 2025"
+    assert 0 < payload["results"][0]["score"] <= 1
+
+
+def test_papers_json_contract_and_venue_filter(seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["papers", "--json", "--venue", "ICLR 2026", "--storage", str(seed_settings.storage)]) == 0
+    papers = json.loads(capsys.readouterr().out)
+    assert len(papers) == 19 and {p["venue"] for p in papers} == {"ICLR 2026"}
+    assert set(papers[0]) == {"paper_id", "title", "venue", "abstract"}
+    assert main(["papers", "--storage", str(seed_settings.storage)]) == 0
+    text = capsys.readouterr().out
+    assert "CSBrain" in text and text.rstrip().endswith("38 papers.")
+
+
+def test_batch_search_from_stdin(seed_settings: Settings) -> None:
+    result = run_cli("search", "-", "--k", "2", "--storage", str(seed_settings.storage),
+                     stdin="What is REVE?\n\nWhat is HEIST?\n")
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["results"][0]["title"] for line in lines] == ["REVE", "HEIST"]
+
+
+def test_ingest_prints_counts_and_is_idempotent(tmp_path: Path) -> None:
+    storage = str(tmp_path / "s")
+    first = run_cli("ingest", "--storage", storage)
+    assert first.returncode == 0, first.stderr
+    assert "38 added" in first.stdout
+    second = run_cli("ingest", "--storage", storage)
+    assert "0 added, 0 updated, 38 unchanged" in second.stdout
+
+
+def test_storage_from_environment(seed_settings: Settings) -> None:
+    result = run_cli("papers", "--json", env={"PAPER_ASSISTANT_STORAGE": str(seed_settings.storage)})
+    assert result.returncode == 0 and len(json.loads(result.stdout)) == 38
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["search", "EEG"], "run `paper-assistant ingest` first"),
+        (["papers"], "run `paper-assistant ingest` first"),
+        (["ingest", "/no/such/file.jsonl"], "No such file or folder"),
+    ],
+)
+def test_errors_are_one_line_without_traceback(tmp_path: Path, args: list[str], message: str) -> None:
+    result = run_cli(*args, "--storage", str(tmp_path / "empty"))
+    assert result.returncode == 1
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_unknown_venue_and_empty_query(seed_settings: Settings) -> None:
+    result = run_cli("search", "EEG", "--venue", "CVPR 1999", "--storage", str(seed_settings.storage))
+    assert result.returncode == 1 and "venues: ICLR 2026, NeurIPS 2025" in result.stderr
+    result = run_cli("search", "  ", "--storage", str(seed_settings.storage))
+    assert result.returncode == 1 and "query is empty" in result.stderr
