@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 #: Records per Chroma write: one paper's chunks always travel in one call.
 WRITE_BATCH = 256
+#: Chunk ids are '<paper_id>::<n>'.
+CHUNK_SEP = "::"
 _PAPER_FIELDS = [f.name for f in fields(Paper)]
 
 
@@ -129,6 +131,11 @@ class PaperIndex:
             raise IndexMissing(f"The index in {self.storage} is empty: run `paper-assistant ingest` first.")
         return col
 
+    @cached_property
+    def reader(self) -> Any:
+        """The checked collection, kept for the many queries of one session."""
+        return self.collection()
+
     def _check_model(self, meta: dict[str, Any]) -> None:
         if meta.get("embedding_model") != MODEL_ID or meta.get("dimension") != DIMENSION:
             raise IndexMismatch(
@@ -171,15 +178,16 @@ class PaperIndex:
         return LexicalIndex([lexical_doc(p) for p in papers]), papers
 
     def dense(self, query_vector: list[float], n: int, where: dict[str, Any] | None) -> dict[str, float]:
-        """Best cosine similarity per paper among the ``n`` nearest chunks."""
-        col = self.collection()
-        n = min(n, col.count())
-        result = col.query(query_embeddings=[query_vector], n_results=n, where=where, include=["metadatas", "distances"])
+        """Best cosine similarity per paper among the ``n`` nearest chunks.
+        Only distances are fetched: chunk ids name their paper, and pulling
+        the records' metadata would dominate the query time."""
+        col = self.reader
+        n = min(n, len(self.lexical[1]))
+        result = col.query(query_embeddings=[query_vector], n_results=n, where=where, include=["distances"])
         best: dict[str, float] = {}
-        for meta, dist in zip(result["metadatas"][0], result["distances"][0], strict=True):
-            sim = 1.0 - float(dist)
-            if sim > best.get(meta["paper_id"], -2.0):
-                best[meta["paper_id"]] = sim
+        for chunk_id, dist in zip(result["ids"][0], result["distances"][0], strict=True):
+            paper_id = chunk_id.rsplit(CHUNK_SEP, 1)[0]
+            best[paper_id] = max(best.get(paper_id, -2.0), 1.0 - float(dist))
         return best
 
     # -- writing ----------------------------------------------------------
@@ -215,6 +223,7 @@ class PaperIndex:
                 raise _storage_error(self.storage, exc) from exc
             raise
         self.__dict__.pop("lexical", None)
+        self.__dict__.pop("reader", None)
         report.seconds = time.perf_counter() - start
         return report
 
@@ -288,14 +297,14 @@ class PaperIndex:
                     if paper.year is not None:
                         base["year"] = paper.year
                     for n, text in enumerate(pieces):
-                        ids.append(f"{paper.paper_id}::{n}")
+                        ids.append(f"{paper.paper_id}{CHUNK_SEP}{n}")
                         docs.append(text)
                         metas.append({**base, "chunk": n, **(_to_metadata(paper) if n == 0 else {})})
                 vectors = self.embedder.embed(docs)
                 col.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors)
                 for paper in batch:
                     if paper.paper_id in stored:
-                        count = sum(1 for i in ids if i.startswith(f"{paper.paper_id}::"))
+                        count = sum(1 for i in ids if i.startswith(f"{paper.paper_id}{CHUNK_SEP}"))
                         col.delete(where={"$and": [{"paper_id": paper.paper_id}, {"chunk": {"$gte": count}}]})
                 bar.update(len(batch))
 

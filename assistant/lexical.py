@@ -21,6 +21,7 @@ import Stemmer
 from assistant.naming import is_coined
 
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+(?:[-'][0-9a-z\u00c0-\u024f]+)*")
+_LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
 _STEMMER = Stemmer.Stemmer("english")
 _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
@@ -39,8 +40,16 @@ def tokenize(text: str) -> list[str]:
 
 
 def name_keys(text: str) -> set[str]:
-    """Case-folded coined-name keys of a string ('CSBrain' -> 'csbrain')."""
-    return {w.casefold().rstrip("*") for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\*?", text)}
+    """Candidate name tokens of a string, as written ('What is CSBrain?' -> CSBrain, ...)."""
+    return {w.rstrip("*") for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\*?", text)}
+
+
+def _lookup_keys(name: str, words: set[str]) -> set[str]:
+    """Keys a method name is found by: as written, and case-folded unless the
+    folded form is a word the abstracts use in lower case (HEIST -> 'heist',
+    IDeal -> 'ideal' would match ordinary questions; CSBrain -> 'csbrain' is safe)."""
+    folded = name.casefold()
+    return {name} if folded in words or folded in _STOPWORDS else {name, folded}
 
 
 @dataclass
@@ -58,13 +67,13 @@ class LexicalDoc:
         names = " ".join(dict.fromkeys(filter(None, (self.name, self.alias, self.title))))
         return " ".join([names] * NAME_WEIGHT + [self.keywords, self.abstract])
 
-    def identity_keys(self) -> set[str]:
+    def identity_keys(self, words: set[str]) -> set[str]:
         """Keys a question can name this paper by: its alias, and a coined
         name heading its title ('EvoBrain: Dynamic ...')."""
-        keys = {self.alias.casefold()} if self.alias else set()
-        head = re.split(r":| - ", self.title, maxsplit=1)[0] if ":" in self.title or " - " in self.title else ""
-        if is_coined(head.strip()):
-            keys.add(head.strip().casefold())
+        keys = _lookup_keys(self.alias, words) if self.alias else set()
+        head = re.split(r":| - ", self.title, maxsplit=1)[0].strip() if ":" in self.title or " - " in self.title else ""
+        if is_coined(head):
+            keys |= _lookup_keys(head, words)
         return keys
 
 
@@ -76,9 +85,10 @@ class LexicalIndex:
         self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
         corpus = [tokenize(d.text()) or ["_empty_"] for d in docs]
         self._bm25.index(corpus, show_progress=False)
+        lower_words = {w for d in docs for w in _LOWER_WORD.findall(d.abstract)}
         self.names: dict[str, list[int]] = {}
         for i, doc in enumerate(docs):
-            for key in doc.identity_keys():
+            for key in doc.identity_keys(lower_words):
                 self.names.setdefault(key, []).append(i)
 
     def scores(self, query: str) -> np.ndarray:
@@ -91,8 +101,8 @@ class LexicalIndex:
     def named(self, query: str) -> list[int]:
         """Positions of papers whose method name the query states verbatim."""
         hits: list[int] = []
-        for key in name_keys(query):
-            hits.extend(self.names.get(key, []))
+        for token in name_keys(query):
+            hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
         return list(dict.fromkeys(hits))
 
     def save(self, folder: Path, generation: str, docs: Iterable[LexicalDoc]) -> None:

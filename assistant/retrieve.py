@@ -20,9 +20,9 @@ from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
 #: Reciprocal-rank-fusion constant and per-side weights (tuned in eval/, see README).
-RRF_K = 60
+RRF_K = 5
 DENSE_WEIGHT = 1.0
-LEXICAL_WEIGHT = 1.0
+LEXICAL_WEIGHT = 3.0
 #: Nearest chunks asked of Chroma per query, at least.
 DENSE_CANDIDATES = 100
 

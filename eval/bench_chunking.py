@@ -25,16 +25,18 @@ from assistant.index import _heading, lexical_doc
 from assistant.lexical import LexicalIndex
 from assistant.naming import assign_names
 from assistant.papers import load_papers, seed_files
+from assistant.retrieve import RRF_K
 
 ROOT = Path(__file__).resolve().parent.parent
-SINGLE = {"fact", "method", "compare", "chinese", "unanswerable"}
+#: Questions with one right paper, in English (Chinese ones need the LLM to rewrite them first).
+SINGLE = {"fact", "method", "compare", "unanswerable"}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/pa-chunking"))
     parser.add_argument("--configs", default="128x1,256x1,128x3")
-    parser.add_argument("--weights", default="1:1,1:1.5,1:2,0.5:1")
+    parser.add_argument("--weights", default="1:1,1:2,1:3", help="dense:lexical RRF weights to try")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     papers = assign_names(load_papers(seed_files() + sorted((ROOT.parent / "shared" / "corpora").glob("*.jsonl"))).papers)
@@ -76,11 +78,11 @@ def main() -> None:
                 fused = np.zeros(len(papers))
                 if weights[0]:
                     order = np.argsort(-dense[qi])[:100]
-                    fused[order] += weights[0] / (60 + np.arange(1, len(order) + 1))
+                    fused[order] += weights[0] / (RRF_K + np.arange(1, len(order) + 1))
                 if weights[1]:
                     order = np.argsort(-bm25[qi])[:100]
                     order = order[bm25[qi][order] > 0]
-                    fused[order] += weights[1] / (60 + np.arange(1, len(order) + 1))
+                    fused[order] += weights[1] / (RRF_K + np.arange(1, len(order) + 1))
                     fused[list(named[qi])] += 1.0
                 ranked = [keys[i] for i in np.argsort(-fused)[:5]]
                 hit1 = ranked[0] in q.keys

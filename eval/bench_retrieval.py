@@ -38,7 +38,10 @@ def main() -> None:
               f"ingest_s={report.seconds:.1f}")
         metrics = retrieval_metrics(PaperRetriever(index), gold)
         for mode, table in metrics.items():
-            print(f"  {mode:8s} all={json.dumps(table['all'])} latency={table['latency_ms']} misses={table['misses']}")
+            print(f"  {mode}: latency={table['latency_ms']} misses={table['misses']}")
+            for qtype, row in table.items():
+                if qtype not in ("latency_ms", "misses"):
+                    print(f"    {qtype:13s} {json.dumps(row)}")
 
 
 if __name__ == "__main__":
