@@ -29,3 +29,15 @@ class ModelError(AssistantError):
 
 class StorageError(AssistantError):
     """The storage folder cannot be written (read-only, disk full, locked)."""
+
+
+class ConfigError(AssistantError):
+    """The configuration cannot work (no endpoint, bad value)."""
+
+
+class LLMUnavailable(AssistantError):
+    """The LLM endpoint failed; the answer falls back to extractive."""
+
+
+class NotFound(AssistantError):
+    """A paper named in a request cannot be resolved."""

@@ -25,6 +25,10 @@ DENSE_WEIGHT = 1.0
 LEXICAL_WEIGHT = 3.0
 #: Nearest chunks asked of Chroma per query, at least.
 DENSE_CANDIDATES = 100
+#: How far (in fused score) the best match of a description must lead the
+#: next one before we take it as the paper meant, instead of asking; a paper
+#: ranked first by both retrievers (score 1) is taken regardless.
+RESOLVE_MARGIN = 0.12
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,15 @@ class Hit:
     score: float
     similarity: float
     named: bool
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a name or description refers to: one paper, or candidates to choose from."""
+
+    text: str
+    paper: Paper | None
+    candidates: list[Paper]
 
 
 def _ranks(scores: dict[int, float]) -> dict[int, int]:
@@ -97,6 +110,23 @@ class PaperRetriever(BaseRetriever):
             Hit(papers[i], min(1.0, fused[i] / best), sims.get(i, 0.0), i in named)
             for i in order
         ]
+
+    def resolve(self, text: str) -> Resolution:
+        """The paper meant by a name, title, id or description ("CSBrain",
+        "the 4D positional encoding EEG model"); candidates when unsure."""
+        lexical, papers = self.index.lexical
+        wanted = text.strip().casefold()
+        exact = [p for p in papers if wanted in {p.paper_id.casefold(), p.name.casefold(), p.alias.casefold(),
+                                                 p.title.casefold()} - {""}]
+        named = exact or [papers[i] for i in lexical.named(text)]
+        if len(named) == 1:
+            return Resolution(text, named[0], [])
+        if named:
+            return Resolution(text, None, named)
+        hits = self.search(text, k=5)
+        if hits and (len(hits) == 1 or hits[0].score >= 0.999 or hits[0].score - hits[1].score >= RESOLVE_MARGIN):
+            return Resolution(text, hits[0].paper, [])
+        return Resolution(text, None, [h.paper for h in hits])
 
     @staticmethod
     def _where(venues: set[str], year: int | None, filtered: bool) -> dict[str, Any] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: Variables that stop bundled libraries from phoning home; set at start-up.
@@ -37,6 +37,7 @@ class Settings(BaseSettings):
         env_prefix="PAPER_ASSISTANT_",
         env_file=".env",
         extra="ignore",
+        populate_by_name=True,
     )
 
     storage: Path = Field(
@@ -55,6 +56,41 @@ class Settings(BaseSettings):
         default=0,
         ge=0,
         description="onnxruntime intra-op threads; 0 uses every core.",
+    )
+
+    # -- the LLM endpoint -------------------------------------------------
+    base_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("base_url", "PAPER_ASSISTANT_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_BASE"),
+        description="OpenAI-compatible endpoint, e.g. https://api.openai.com/v1 or http://localhost:11434/v1.",
+    )
+    api_key: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("api_key", "PAPER_ASSISTANT_API_KEY", "OPENAI_API_KEY"),
+        description="Key sent as a bearer token; never printed or logged.",
+    )
+    model: str | None = Field(
+        default=None,
+        description="Model name; when unset, the first model the endpoint lists.",
+    )
+    request_timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for the LLM.")
+    max_retries: int = Field(default=2, ge=0, le=10, description="Retries after 429/5xx replies.")
+    retry_backoff: float = Field(default=1.0, ge=0, description="First retry delay in seconds (doubles).")
+    context_window: int = Field(default=4096, ge=512, description="The model's context window in tokens.")
+    max_answer_tokens: int = Field(default=400, ge=16, description="Tokens the model may generate.")
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    # -- what goes into the prompt -----------------------------------------
+    answer_papers: int = Field(default=4, ge=1, le=20, description="Papers given to the model for a question.")
+    evidence_sentences: int = Field(default=3, ge=1, le=20, description="Sentences quoted per paper.")
+    evidence_tokens: int = Field(
+        default=350, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
+    )
+    topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
+    topic_min_similarity: float = Field(
+        default=0.35, ge=-1, le=1, description="Dense cosine below which a paper is off-topic for a summary."
+    )
+    support_threshold: float = Field(
+        default=0.55, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence."
     )
 
     def resolved_storage(self) -> Path:

@@ -1,0 +1,63 @@
+"""The compare table: each paper's abstract sentence for each aspect.
+
+Filled extractively, never by the model, so every cell is the paper's own
+words or "not stated". Abstracts follow a known arc (problem, then "we
+propose", then data and results), so a sentence qualifies for an aspect by
+its cue words and its place relative to the "we propose" sentence; a
+small model asked to fill a table mixes papers up.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.prompts import NOT_STATED
+
+_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\b[^.]{0,160}?\b(?:propose|introduce|present|develop|design|build|formalize|study|investigate)", re.I)
+#: Aspect -> (cue pattern, where it may occur: "before"/"after" the intro sentence, or "any").
+ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
+    "problem": (re.compile(r"\b(?:challeng|however|lack|struggle|limit|remain|fail|overlook|difficult|gap|problem|unclear|hinder|bottleneck|rare|underexplored)", re.I), "before"),
+    "approach": (_INTRO, "any"),
+    "data": (re.compile(r"\b(?:datasets?|data\b|recordings|subjects|hours|corpus|benchmarks?|cells|neurons|images|scenes|samples|cities|participants|judges|tissues)", re.I), "after"),
+    "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:find|show|demonstrate))", re.I), "after"),
+    "limitations or scope": (re.compile(r"\b(?:(?:is|are) limited to|restricted to|only (?:works|applies|considers)|cannot|future work|we leave|not yet|does not (?:generalize|scale|apply)|fails? to)", re.I), "after"),
+}
+#: Words kept of a sentence shown in a cell.
+CELL_WORDS = 40
+
+
+def _cell(sentence: str) -> str:
+    words = sentence.split()
+    return " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
+
+
+def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
+    """For one abstract: the index of its sentence for each aspect, or None.
+    Among qualifying sentences the one with most cues wins; ties go to the
+    one nearest the "we propose" sentence for the problem, the last one for
+    results (abstracts close on their headline result), else the first."""
+    intro = next((i for i, s in enumerate(sentences) if _INTRO.search(s)), None)
+    chosen: dict[str, int | None] = {}
+    for aspect, (cue, where) in ASPECTS.items():
+        # problem and approach sentences are not reused; one sentence may state both data and results
+        taken = {chosen.get("problem"), chosen.get("approach")} - {None}
+        allowed = [
+            i for i in range(len(sentences))
+            if i not in taken and (where == "any" or intro is None or (i < intro if where == "before" else i > intro))
+        ]
+        scored = [(len(cue.findall(sentences[i])), i) for i in allowed]
+        scored = [(hits, i if aspect in ("problem", "evaluation and results") else -i) for hits, i in scored if hits]
+        chosen[aspect] = abs(max(scored)[1]) if scored else None
+    return chosen
+
+
+def aspect_table(papers_sentences: list[list[str]]) -> tuple[list[dict[str, str]], list[list[int]]]:
+    """Rows {"aspect", "a", "b"} for two papers, and the sentence indices used per paper."""
+    picks = [aspect_sentences(sents) for sents in papers_sentences]
+    table = [
+        {"aspect": aspect, **{side: _cell(sents[pick[aspect]]) if pick[aspect] is not None else NOT_STATED
+                              for side, sents, pick in zip(("a", "b"), papers_sentences, picks, strict=True)}}
+        for aspect in ASPECTS
+    ]
+    used = [sorted(i for i in pick.values() if i is not None) for pick in picks]
+    return table, used
