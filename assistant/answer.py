@@ -76,6 +76,25 @@ class AnswerResult:
         }
         return payload | self.extra
 
+    def to_markdown(self) -> str:
+        """The answer with its table (compare) and reference list, for export."""
+        lines = [f"# {self.question}", "", self.answer, ""]
+        if self.extractive:
+            lines[2:2] = [f"> The LLM was unavailable ({self.error}); these sentences are quoted from the abstracts.", ""]
+        if self.extra.get("table"):
+            names = [p["title"] for p in self.extra["papers"]]
+            lines += [f"| aspect | {names[0]} | {names[1]} |", "|---|---|---|"]
+            lines += [f"| {row['aspect']} | {_cell(row['a'])} | {_cell(row['b'])} |" for row in self.extra["table"]]
+            lines.append("")
+        lines += ["## References", ""]
+        lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
+                  + ("" if s["n"] <= len(self.citations) else " — not cited") for s in self.sources]
+        return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
 
 @dataclass(frozen=True)
 class Final:
@@ -157,7 +176,9 @@ class Assistant:
         start = time.perf_counter()
         query = self._search_query(topic)
         pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
-        about = [h for h in pool if h.named or h.similarity >= self.settings.topic_min_similarity]
+        best = max((h.similarity for h in pool), default=0.0)
+        cutoff = max(self.settings.topic_min_similarity, best - self.settings.topic_window)
+        about = [h for h in pool if h.named or h.similarity >= cutoff]
         shown = about[: self.settings.topic_max_papers]
         budget = max(self.settings.evidence_tokens, 45 * len(shown))
         evidence = self.selector.select(query, shown, 1, budget)

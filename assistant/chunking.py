@@ -20,7 +20,7 @@ MAX_CHUNKS = 1
 #: Recorded on the collection: changing the chunking re-embeds every paper.
 CHUNKING_ID = f"sent-{CHUNK_TOKENS}x{MAX_CHUNKS}"
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])|(?<=[。！？])\s*(?=\S)")
 _NO_SPLIT_BEFORE = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|approx|resp)\.|\b[A-Z]\.)$")
 
 

@@ -22,6 +22,7 @@ from assistant.embedding import MiniLMEmbedding
 from assistant.evidence import Evidence
 
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
@@ -72,11 +73,17 @@ def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
     return claims
 
 
+def _claim_size(text: str) -> int:
+    """Words, counting two CJK characters as one (Chinese has no spaces)."""
+    cjk = len(_CJK.findall(text))
+    return len(_CJK.sub(" ", text).split()) + cjk // 2
+
+
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float) -> list[SentenceSupport]:
     """Check, add and correct the citations of every answer sentence."""
     valid = {e.n for e in evidence}
     claims = split_claims(answer, valid)
-    checkable = [c for c in claims if len(c.text.split()) >= MIN_CLAIM_WORDS]
+    checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS]
     if not checkable or not evidence:
         return claims
     vectors = embedder.embed([c.text for c in checkable])
@@ -113,7 +120,7 @@ def support_json(claims: list[SentenceSupport], order: dict[int, int], evidence:
     rows = []
     for claim in claims:
         best = max(claim.scores, key=claim.scores.__getitem__) if claim.scores else None
-        shown = claim.cited[0] if claim.cited else best
+        shown = claim.cited[0] if claim.cited and claim.scores else best
         rows.append({
             "sentence": claim.render(order),
             "citations": [order[n] for n in claim.cited],

@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,35 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--year", type=int, help="only papers of this year")
     search.add_argument("--json", action="store_true", help="print JSON")
     _common(search)
+
+    ask = sub.add_parser("ask", help="answer a question from the abstracts, with citations")
+    ask.add_argument("question", help="the question; '-' reads one per line from stdin (JSON lines out)")
+    ask.add_argument("--venue", help="only papers of this venue")
+    _answer_options(ask)
+
+    summarize = sub.add_parser("summarize", help="summarize every paper on a topic")
+    summarize.add_argument("topic", help="the topic; '-' reads one per line from stdin (JSON lines out)")
+    summarize.add_argument("--venue", help="only papers of this venue")
+    _answer_options(summarize)
+
+    compare = sub.add_parser("compare", help="compare two papers (by name, title, id or description)")
+    compare.add_argument("a", help="the first paper; '-' reads 'A | B' pairs from stdin (JSON lines out)")
+    compare.add_argument("b", nargs="?", help="the second paper")
+    _answer_options(compare)
+
+    chat = sub.add_parser("chat", help="multi-turn chat on stdin: follow-ups may refer to earlier answers")
+    chat.add_argument("--venue", help="only papers of this venue")
+    _answer_options(chat, with_json=False)
     return parser
+
+
+def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--model", help="model name (default: $PAPER_ASSISTANT_MODEL, else the endpoint's first)")
+    if with_json:
+        parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+        parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the answer and references to FILE")
+    _common(parser)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -61,6 +89,9 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["storage"] = args.storage
     if getattr(args, "k", None) is not None:
         overrides["top_k"] = args.k
+    for flag in ("base_url", "model"):
+        if getattr(args, flag, None):
+            overrides[flag] = getattr(args, flag)
     return Settings(**overrides)
 
 
@@ -149,7 +180,128 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search}
+def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False) -> Any:
+    """Print an answer's events: sources first, tokens as they stream (on a
+    terminal), then the checked answer with its references. Returns the result."""
+    from assistant.answer import Final, Sources, Token
+
+    as_json = batch or getattr(args, "json", False)
+    live = not as_json and sys.stdout.isatty()
+    streamed = ""
+    for event in events:
+        if isinstance(event, Sources) and not as_json:
+            names = ", ".join(f"{s['title']} ({s['venue']})" for s in event.sources)
+            print(f"Reading: {names or 'no matching papers'}\n", flush=True)
+        elif isinstance(event, Token) and live:
+            streamed += event.text
+            print(event.text, end="", flush=True)
+        elif isinstance(event, Final):
+            result = event.result
+            if result.error:
+                print(f"warning: {result.error} Showing an extractive answer.", file=sys.stderr)
+            if as_json:
+                _print_json(result.to_json())
+            else:
+                _print_answer(result, streamed)
+            if getattr(args, "markdown", None):
+                args.markdown.write_text(result.to_markdown(), encoding="utf-8")
+            return result
+    return None
+
+
+def _print_answer(result: Any, streamed: str) -> None:
+    if streamed and streamed.strip() != result.answer:
+        print("\n\nWith checked citations:")
+    elif streamed:
+        print()
+    if not streamed or streamed.strip() != result.answer:
+        print(result.answer)
+    if result.extractive:
+        print("(extractive: sentences quoted from the abstracts)")
+    for row in result.extra.get("table", []):
+        print(f"- {row['aspect']}: A: {row['a']}\n  {'':{len(row['aspect'])}}  B: {row['b']}")
+    unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
+    if unsupported:
+        print(f"({len(unsupported)} sentence(s) not supported by any abstract: {' | '.join(unsupported)})")
+    heading = "Closest papers:" if result.abstained else "References:"
+    print(f"\n{heading}")
+    for s in result.sources:
+        cited = s["n"] <= len(result.citations)
+        if cited or result.abstained or not result.citations:
+            print(f"[{s['n']}] {s['title']} — {s['venue']} ({s['paper_id']})")
+
+
+def _answer_command(args: argparse.Namespace, run: Any) -> int:
+    """Shared driver of ask/summarize/compare: one input, or JSON lines from stdin."""
+    from assistant.answer import Assistant
+
+    assistant = Assistant(_settings(args))
+    assistant.llm  # noqa: B018 - fail fast, before retrieval, when no endpoint is configured
+    first = args.question if hasattr(args, "question") else args.topic if hasattr(args, "topic") else args.a
+    if first == "-":
+        for line in sys.stdin:
+            if line.strip():
+                _render(run(assistant, line.strip()), args, batch=True)
+                sys.stdout.flush()
+        return 0
+    if not first.strip():
+        from assistant.errors import InputError
+
+        raise InputError("The question is empty: say what you want to know.")
+    _render(run(assistant, first), args)
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    return _answer_command(args, lambda a, q: a.ask(q, venue=args.venue))
+
+
+def cmd_summarize(args: argparse.Namespace) -> int:
+    return _answer_command(args, lambda a, q: a.summarize(q, venue=args.venue))
+
+
+def _pair(text: str, second: str | None) -> tuple[str, str]:
+    from assistant.errors import InputError
+
+    if second:
+        return text, second
+    for sep in ("|", "\t", " vs ", " versus "):
+        if sep in text:
+            a, b = (part.strip() for part in text.split(sep, 1))
+            if a and b:
+                return a, b
+    raise InputError(f"Name two papers to compare, e.g. `compare CSBrain REVE` (got '{text}').")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    if args.a != "-":
+        _pair(args.a, args.b)  # a missing second paper is an input error before any work
+    return _answer_command(args, lambda a, text: a.compare(*_pair(text, None if args.a == "-" else args.b)))
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from assistant.answer import Assistant
+
+    assistant = Assistant(_settings(args))
+    assistant.llm  # noqa: B018 - fail fast when no endpoint is configured
+    conversation = assistant.conversation()
+    prompt = "you> " if sys.stdin.isatty() else ""
+    while True:
+        try:
+            message = input(prompt)
+        except EOFError:
+            return 0
+        if message.strip() in {"/exit", "/quit"}:
+            return 0
+        if message.strip():
+            _render(conversation.send(message.strip(), venue=args.venue), args)
+            print()
+
+
+COMMANDS = {
+    "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
+    "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

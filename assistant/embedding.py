@@ -67,7 +67,7 @@ class MiniLMEmbedding(BaseEmbedding):
     _session: Any = PrivateAttr()
     _tokenizer: Any = PrivateAttr()
 
-    def __init__(self, embed_batch_size: int = 32, threads: int = 0, **kwargs: Any) -> None:
+    def __init__(self, embed_batch_size: int = 8, threads: int = 0, **kwargs: Any) -> None:
         super().__init__(model_name=MODEL_ID, embed_batch_size=embed_batch_size, threads=threads, **kwargs)
         import onnxruntime as ort
         from tokenizers import Tokenizer

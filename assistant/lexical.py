@@ -8,11 +8,9 @@ every app instance pointed at the same Chroma answers the same.
 
 from __future__ import annotations
 
-import json
+import logging
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import bm25s
 import numpy as np
@@ -21,6 +19,7 @@ import Stemmer
 from assistant.naming import is_coined
 
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+(?:[-'][0-9a-z\u00c0-\u024f]+)*")
+logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
 _STEMMER = Stemmer.Stemmer("english")
 _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
@@ -104,23 +103,3 @@ class LexicalIndex:
         for token in name_keys(query):
             hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
         return list(dict.fromkeys(hits))
-
-    def save(self, folder: Path, generation: str, docs: Iterable[LexicalDoc]) -> None:
-        """Persist the docs (not the matrix: rebuilding it takes under a second)."""
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / "lexical.json.tmp"
-        payload = {"generation": generation, "docs": [d.__dict__ for d in docs]}
-        tmp.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
-        tmp.replace(folder / "lexical.json")
-
-
-def load_docs(folder: Path, generation: str) -> list[LexicalDoc] | None:
-    """Saved docs if they belong to ``generation`` of the collection, else None."""
-    path = folder / "lexical.json"
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if payload.get("generation") != generation:
-        return None
-    return [LexicalDoc(**d) for d in payload["docs"]]

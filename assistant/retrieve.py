@@ -29,6 +29,8 @@ DENSE_CANDIDATES = 100
 #: next one before we take it as the paper meant, instead of asking; a paper
 #: ranked first by both retrievers (score 1) is taken regardless.
 RESOLVE_MARGIN = 0.12
+#: Dense cosine below which a description matches no paper at all.
+RESOLVE_MIN_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ class PaperRetriever(BaseRetriever):
             return Resolution(text, named[0], [])
         if named:
             return Resolution(text, None, named)
-        hits = self.search(text, k=5)
+        hits = [h for h in self.search(text, k=5) if h.similarity >= RESOLVE_MIN_SIMILARITY]
         if hits and (len(hits) == 1 or hits[0].score >= 0.999 or hits[0].score - hits[1].score >= RESOLVE_MARGIN):
             return Resolution(text, hits[0].paper, [])
         return Resolution(text, None, [h.paper for h in hits])

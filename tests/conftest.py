@@ -8,12 +8,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 
+from assistant.answer import Assistant
 from assistant.embedding import MiniLMEmbedding
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
 from assistant.retrieve import PaperRetriever
 from assistant.settings import Settings, set_offline_env
+
+from .openai_server import ScriptedOpenAI
 
 set_offline_env()
 
@@ -64,3 +68,42 @@ def corpus_records(limit: int | None = None) -> Iterator[dict]:
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="session")
+def llm_server() -> Iterator[ScriptedOpenAI]:
+    """A real OpenAI-protocol server on 127.0.0.1 with scripted replies."""
+    with ScriptedOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def server(llm_server: ScriptedOpenAI) -> Iterator[ScriptedOpenAI]:
+    """The shared server, reset before each test."""
+    llm_server.reset()
+    yield llm_server
+    llm_server.reset()
+
+
+@pytest.fixture
+def answer_settings(seed_settings: Settings, server: ScriptedOpenAI) -> Settings:
+    """Seed index + the scripted endpoint, with fast retries and timeouts."""
+    return seed_settings.model_copy(update={
+        "base_url": server.base_url, "model": "test-model", "api_key": SecretStr("sk-test-secret-123"),
+        "retry_backoff": 0.0, "max_retries": 1, "request_timeout": 2.0,
+    })
+
+
+@pytest.fixture
+def assistant(answer_settings: Settings, seed_index: PaperIndex) -> Assistant:
+    return Assistant(answer_settings, index=seed_index)
+
+
+def source_number(body: dict, name: str) -> int:
+    """The number the prompt gave to the paper called ``name``."""
+    import re
+
+    prompt = body["messages"][-1]["content"]
+    match = re.search(rf"^\[(\d+)\] {re.escape(name)} \(", prompt, re.M)
+    assert match, f"{name} not among the sources:\n{prompt}"
+    return int(match.group(1))
