@@ -3,12 +3,18 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# llama.cpp must not be built for the build machine's CPU: the native build
+# uses Intel AMX here and crashes on any prompt longer than one token. pip
+# caches a built wheel whatever CMAKE_ARGS were, hence --no-cache-dir.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_PIN := llama-cpp-python[server]==0.3.36
 
 .PHONY: run test install clean
 
 run: $(STAMP)
 	$(BIN)/paper-assistant ingest
 	$(BIN)/paper-assistant search "EEG foundation models" --k 5
+	$(BIN)/paper-assistant ask "What is SPINT?"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -18,8 +24,9 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-cache-dir "$(LLAMA_PIN)"
+	$(BIN)/python -m pip install --quiet -e '.[test,local]'
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) storage/chroma
+	rm -rf $(VENV) storage/chroma storage/models

@@ -31,6 +31,9 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Sentences in an extractive answer, and how close to the best each must score.
 EXTRACTIVE_SENTENCES = 3
 EXTRACTIVE_RELATIVE = 0.7
+#: Seconds before an endpoint that failed to resolve (or a local server that
+#: failed to start) is tried again.
+RETRY_ENDPOINT_AFTER_S = 30.0
 #: A hit enters the prompt when its fused score is at least this share of the best.
 FOCUS_RELATIVE = 0.3
 
@@ -151,12 +154,22 @@ class Assistant:
         self.retriever = PaperRetriever(self.index, k=settings.answer_papers)
         self.selector = EvidenceSelector(self.index.embedder)
         self._llm = llm
+        self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
 
     @property
     def llm(self) -> LLMClient:
-        """The configured endpoint's client (resolved on first use)."""
+        """The endpoint's client, resolved (and the local server started) on
+        first use. A failure is remembered for a while so that every question
+        does not pay for a server that cannot start."""
         if self._llm is None:
-            self._llm = LLMClient(self.settings, resolve_endpoint(self.settings))
+            failed_at, error = self._llm_failure
+            if error is not None and time.monotonic() - failed_at < RETRY_ENDPOINT_AFTER_S:
+                raise error
+            try:
+                self._llm = LLMClient(self.settings, resolve_endpoint(self.settings))
+            except LLMUnavailable as exc:
+                self._llm_failure = (time.monotonic(), exc)
+                raise
         return self._llm
 
     # -- the modes ----------------------------------------------------------
@@ -164,12 +177,18 @@ class Assistant:
         """Answer ``question`` from the best few papers. ``asked`` is the
         user's own words when ``question`` is a rewritten follow-up."""
         start = time.perf_counter()
-        language = language_of(asked or question)
+        query, evidence, prompt = self.prepare_ask(question, venue, asked)
+        yield from self._generate("ask", asked or question, query, evidence, prompt, start)
+
+    def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None
+                    ) -> tuple[str, list[Evidence], str]:
+        """The search query, the evidence and the user prompt for a question."""
         query = self._search_query(question)
         hits = _focus(self.retriever.search(query, k=self.settings.answer_papers, venue=venue))
         evidence = self.selector.select(query, hits, self.settings.evidence_sentences, self.settings.evidence_tokens)
-        prompt = prompts.ASK.format(sources=self._format(evidence), question=question, language=language)
-        yield from self._generate("ask", asked or question, query, evidence, prompt, start)
+        prompt = prompts.ASK.format(sources=self._format(evidence), question=question,
+                                    language=language_of(asked or question))
+        return query, evidence, prompt
 
     def summarize(self, topic: str, venue: str | None = None) -> Iterator[Event]:
         """Overview of every paper about ``topic`` (a relevance cut-off, not a fixed k)."""
@@ -258,6 +277,9 @@ class Assistant:
             text = _extractive(evidence)
         abstained = not evidence or (not extractive and is_refusal(text))
         claims = [] if abstained else attribute(text, evidence, self.index.embedder, self.settings.support_threshold)
+        checked = [c for c in claims if c.scores]
+        if checked and all(c.status == "unsupported" for c in checked):
+            abstained, claims = True, []  # nothing the model said is in the abstracts: that is a refusal
         order = numbering(claims)
         renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
         by_n = {e.n: e for e in evidence}

@@ -79,11 +79,17 @@ def _claim_size(text: str) -> int:
     return len(_CJK.sub(" ", text).split()) + cjk // 2
 
 
+def _mostly_cjk(text: str) -> bool:
+    """MiniLM is English-only: a Chinese sentence cannot be checked against
+    English abstracts, so its (valid) citations are kept unjudged."""
+    return len(_CJK.findall(text)) > 0.3 * len(text.replace(" ", ""))
+
+
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float) -> list[SentenceSupport]:
     """Check, add and correct the citations of every answer sentence."""
     valid = {e.n for e in evidence}
     claims = split_claims(answer, valid)
-    checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS]
+    checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS and not _mostly_cjk(c.text)]
     if not checkable or not evidence:
         return claims
     vectors = embedder.embed([c.text for c in checkable])

@@ -71,12 +71,32 @@ def build_parser() -> argparse.ArgumentParser:
     chat = sub.add_parser("chat", help="multi-turn chat on stdin: follow-ups may refer to earlier answers")
     chat.add_argument("--venue", help="only papers of this venue")
     _answer_options(chat, with_json=False)
+
+    llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
+    llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
+    status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
+    status.add_argument("--json", action="store_true", help="print JSON")
+    _llm_options(status)
+    serve = llm_sub.add_parser("serve", help="run the embedded local model's server until Ctrl-C")
+    _llm_options(serve)
     return parser
 
 
-def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
+def _llm_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    parser.add_argument("--model", help="model name at that endpoint")
+    parser.add_argument("--local-model", choices=["default", "fast"],
+                        help="embedded model when no endpoint is set: default (1.5B) or fast (0.5B)")
+    parser.add_argument("--port", type=int, dest="local_port", help="port of the local server (default 8765)")
+    _common(parser)
+
+
+def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; "
+                                           "unset: the embedded local model)")
     parser.add_argument("--model", help="model name (default: $PAPER_ASSISTANT_MODEL, else the endpoint's first)")
+    parser.add_argument("--local-model", choices=["default", "fast"],
+                        help="embedded model when no endpoint is set: default (1.5B) or fast (0.5B)")
     if with_json:
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
         parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the answer and references to FILE")
@@ -89,7 +109,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["storage"] = args.storage
     if getattr(args, "k", None) is not None:
         overrides["top_k"] = args.k
-    for flag in ("base_url", "model"):
+    for flag in ("base_url", "model", "local_model", "local_port"):
         if getattr(args, flag, None):
             overrides[flag] = getattr(args, flag)
     return Settings(**overrides)
@@ -231,12 +251,23 @@ def _print_answer(result: Any, streamed: str) -> None:
             print(f"[{s['n']}] {s['title']} — {s['venue']} ({s['paper_id']})")
 
 
-def _answer_command(args: argparse.Namespace, run: Any) -> int:
-    """Shared driver of ask/summarize/compare: one input, or JSON lines from stdin."""
+def _assistant(args: argparse.Namespace) -> Any:
+    """The assistant with its LLM endpoint resolved (the local server started)
+    up front; when that fails, answers still come, extractive, with a warning."""
     from assistant.answer import Assistant
+    from assistant.errors import LLMUnavailable
 
     assistant = Assistant(_settings(args))
-    assistant.llm  # noqa: B018 - fail fast, before retrieval, when no endpoint is configured
+    try:
+        assistant.llm  # noqa: B018 - resolve now, before the first question
+    except LLMUnavailable:
+        pass  # reported with the first answer
+    return assistant
+
+
+def _answer_command(args: argparse.Namespace, run: Any) -> int:
+    """Shared driver of ask/summarize/compare: one input, or JSON lines from stdin."""
+    assistant = _assistant(args)
     first = args.question if hasattr(args, "question") else args.topic if hasattr(args, "topic") else args.a
     if first == "-":
         for line in sys.stdin:
@@ -280,10 +311,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from assistant.answer import Assistant
-
-    assistant = Assistant(_settings(args))
-    assistant.llm  # noqa: B018 - fail fast when no endpoint is configured
+    assistant = _assistant(args)
     conversation = assistant.conversation()
     prompt = "you> " if sys.stdin.isatty() else ""
     while True:
@@ -298,9 +326,53 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print()
 
 
+def cmd_llm(args: argparse.Namespace) -> int:
+    from assistant.local import MODELS, shared_server
+
+    settings = _settings(args)
+    if args.llm_command == "serve":
+        if settings.base_url:
+            from assistant.errors import ConfigError
+
+            raise ConfigError(f"An endpoint is configured ({settings.base_url}): `llm serve` runs the local model; "
+                              "unset OPENAI_BASE_URL to use it.")
+        server = shared_server(settings)
+        print(f"Local model {server.model.alias} at {server.ensure()} (Ctrl-C to stop)", flush=True)
+        try:
+            while server.process is None or server.process.poll() is None:
+                _pause()
+        finally:
+            server.stop()
+        return 0
+    if settings.base_url:
+        status = {"endpoint": settings.base_url, "model": settings.model or "(the endpoint's first model)",
+                  "local": False}
+    else:
+        from assistant.local import chosen_model, model_file_status
+
+        model = chosen_model(settings)
+        server = shared_server(settings)
+        status = {"endpoint": server.base_url, "model": model.alias, "local": True,
+                  "description": model.description, "model_file": model_file_status(settings),
+                  "running": server.running(), "choices": sorted(MODELS)}
+    if args.json:
+        _print_json(status)
+    else:
+        for key, value in status.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def _pause() -> None:
+    """Sleep until a signal or a second passes (so a dead server is noticed)."""
+    import time
+
+    time.sleep(1.0)
+
+
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
-    "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat,
+    "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
 }
 
 

@@ -139,13 +139,14 @@ def _retry_after(exc: BaseException, default: float) -> float:
 
 
 def resolve_endpoint(settings: Settings) -> Endpoint:
-    """The configured endpoint; the model is the first one it lists when
-    PAPER_ASSISTANT_MODEL is unset (what vLLM, Ollama and LM Studio expect)."""
+    """The configured endpoint, else the embedded local model's server.
+    The model is the first one the endpoint lists when PAPER_ASSISTANT_MODEL
+    is unset (what vLLM, Ollama and LM Studio expect)."""
     if not settings.base_url:
-        raise ConfigError(
-            "No LLM endpoint configured: set OPENAI_BASE_URL (and OPENAI_API_KEY, PAPER_ASSISTANT_MODEL) "
-            "or pass --base-url/--model; `search` works without one."
-        )
+        from assistant.local import shared_server
+
+        server = shared_server(settings)
+        return Endpoint(base_url=server.ensure(), model=server.model.alias, api_key="local", local=True)
     key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
     base_url = settings.base_url.rstrip("/")
     endpoint = Endpoint(base_url=base_url, model=settings.model or "", api_key=key)

