@@ -9,6 +9,7 @@ answer is extractive: the most relevant sentences, cited, marked as such.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -155,22 +156,24 @@ class Assistant:
         self.selector = EvidenceSelector(self.index.embedder)
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
+        self._llm_lock = threading.Lock()
 
     @property
     def llm(self) -> LLMClient:
         """The endpoint's client, resolved (and the local server started) on
         first use. A failure is remembered for a while so that every question
         does not pay for a server that cannot start."""
-        if self._llm is None:
-            failed_at, error = self._llm_failure
-            if error is not None and time.monotonic() - failed_at < RETRY_ENDPOINT_AFTER_S:
-                raise error
-            try:
-                self._llm = LLMClient(self.settings, resolve_endpoint(self.settings))
-            except LLMUnavailable as exc:
-                self._llm_failure = (time.monotonic(), exc)
-                raise
-        return self._llm
+        with self._llm_lock:  # UI sessions share one assistant: start one server, not several
+            if self._llm is None:
+                failed_at, error = self._llm_failure
+                if error is not None and time.monotonic() - failed_at < RETRY_ENDPOINT_AFTER_S:
+                    raise error
+                try:
+                    self._llm = LLMClient(self.settings, resolve_endpoint(self.settings))
+                except LLMUnavailable as exc:
+                    self._llm_failure = (time.monotonic(), exc)
+                    raise
+            return self._llm
 
     # -- the modes ----------------------------------------------------------
     def ask(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:

@@ -9,6 +9,7 @@ each sentence of the answer.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -56,18 +57,21 @@ class EvidenceSelector:
     def __init__(self, embedder: MiniLMEmbedding) -> None:
         self.embedder = embedder
         self._cache: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()  # shared by concurrent UI sessions
 
     def sentence_vectors(self, paper: Paper) -> tuple[list[str], np.ndarray]:
         """The paper's sentences and their embeddings."""
-        cached = self._cache.get(paper.key)
-        if cached is None:
-            sents = sentences(paper.abstract) or [paper.abstract]
-            cached = (sents, self.embedder.embed(sents))
+        with self._lock:
+            cached = self._cache.get(paper.key)
+            if cached is not None:
+                self._cache.move_to_end(paper.key)
+                return cached
+        sents = sentences(paper.abstract) or [paper.abstract]
+        cached = (sents, self.embedder.embed(sents))
+        with self._lock:
             self._cache[paper.key] = cached
             if len(self._cache) > CACHE_PAPERS:
                 self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(paper.key)
         return cached
 
     def select(self, query: str, hits: list[Hit], per_paper: int, budget: int) -> list[Evidence]:
