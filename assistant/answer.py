@@ -293,7 +293,9 @@ class Assistant:
             citations=[{k: s[k] for k in ("n", "paper_id", "title", "venue")} for s in sources if s["n"] <= len(order)],
             sources=sources, abstained=abstained, model=model,
             timings={"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0, "total_ms": _ms(start)},
-            support=support_json(claims, order, evidence), extractive=extractive, error=error, extra=extra or {},
+            support=support_json(claims, order, evidence), extractive=extractive, error=error,
+            extra=(extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens([prompts.SYSTEM_PROMPT,
+                                                                                          prompt]))},
         )
         yield Final(result)
 

@@ -72,6 +72,18 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--venue", help="only papers of this venue")
     _answer_options(chat, with_json=False)
 
+    ev = sub.add_parser("eval", help="measure retrieval and answer quality on the gold questions")
+    ev.add_argument("--retrieval-only", action="store_true", help="no LLM: retrieval metrics only (fast)")
+    ev.add_argument("--gold", type=Path, default=Path("eval/gold/questions.jsonl"), help="gold question set (JSONL)")
+    ev.add_argument("--corpus", type=Path, nargs="*", default=None, metavar="PATH",
+                    help="distractor papers for the scale variant (default: ../shared/corpora/*.jsonl if present; "
+                         "give no PATH to skip it)")
+    ev.add_argument("--out", type=Path, default=Path("eval/results"), help="report folder")
+    ev.add_argument("--base-url", help="OpenAI-compatible endpoint (default: the embedded local model)")
+    ev.add_argument("--model", help="model name at that endpoint")
+    ev.add_argument("--local-model", choices=["default", "fast"], help="embedded model when no endpoint is set")
+    _common(ev)
+
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
     llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
     status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
@@ -326,6 +338,22 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print()
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from assistant.errors import InputError
+    from assistant.evaluation import run_eval
+
+    if not args.gold.exists():
+        raise InputError(f"No gold set at {args.gold}: run from the project folder or pass --gold FILE.")
+    corpus = args.corpus
+    if corpus is None:
+        default = Path("..") / "shared" / "corpora"
+        corpus = sorted(default.glob("*.jsonl")) if default.is_dir() else []
+    path, report = run_eval(_settings(args), args.gold, args.out, corpus, args.retrieval_only)
+    print(path.read_text(encoding="utf-8"))
+    print(f"Report: {path} (and {path.with_suffix('.json')})")
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     from assistant.local import MODELS, shared_server
 
@@ -373,6 +401,7 @@ def _pause() -> None:
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
     "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
+    "eval": cmd_eval,
 }
 
 

@@ -60,3 +60,8 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
 
 #: What a compare-table cell says when an abstract is silent on the aspect.
 NOT_STATED = "not stated"
+
+#: The no-retrieval baseline of the evaluation: the same model, no abstracts.
+CLOSED_BOOK = f"""Answer this question about a research paper in at most three sentences. If you do not know, reply with exactly: {REFUSAL}
+
+Question: {{question}}"""

@@ -1,0 +1,89 @@
+"""The evaluation harness: gold set, metrics, reports, resumable answer runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from assistant import prompts
+from assistant.answer import Assistant
+from assistant.chunking import sentences
+from assistant.index import PaperIndex
+from assistant.evaluation import answer_metrics, answer_rows, facts_found, load_gold, run_eval
+from assistant.settings import Settings
+
+from .conftest import source_number
+from .openai_server import ScriptedOpenAI
+from .test_cli import run_cli
+
+GOLD = Path(__file__).resolve().parents[1] / "eval" / "gold" / "questions.jsonl"
+
+
+def test_gold_set_is_complete() -> None:
+    gold = load_gold(GOLD)
+    types = {q.type for q in gold}
+    assert len(gold) >= 80 and types == {"fact", "method", "topic", "compare", "unanswerable", "chinese"}
+    unanswerable = [q for q in gold if not q.answerable]
+    assert 0.15 <= len(unanswerable) / len(gold) <= 0.25
+    covered = {key for q in gold for key in q.keys}
+    assert len(covered) == 38
+
+
+def test_fact_matching_is_normalised() -> None:
+    assert facts_found("REVE used 60000 hours of EEG from 92 datasets.", ["60,000 hours", "92 datasets", "25,000"]) == 2
+    assert facts_found(r"accuracy of 78.5\% on claims", ["78.5"]) == 1
+
+
+def test_retrieval_only_eval_writes_reports(tmp_path: Path, seed_settings: Settings) -> None:
+    result = run_cli("eval", "--retrieval-only", "--corpus", "--gold", str(GOLD), "--out", str(tmp_path / "out"),
+                     "--storage", str(tmp_path / "s"))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(next((tmp_path / "out").glob("*-retrieval.json")).read_text(encoding="utf-8"))
+    hybrid = report["retrieval_seeds"]["hybrid"]
+    assert hybrid["fact"]["hit@5"] == 1.0 and hybrid["all"]["n"] >= 80
+    assert set(report["retrieval_seeds"]) == {"lexical", "dense", "hybrid"}
+    assert "| hybrid | fact |" in next((tmp_path / "out").glob("*-retrieval.md")).read_text(encoding="utf-8")
+
+
+def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: Settings, server: ScriptedOpenAI) -> None:
+    """Three questions: a fact answered, an unanswerable one refused, a comparison;
+    each also asked closed-book. The run resumes from its cache."""
+    rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()]
+    pick = [next(r for r in rows if r["type"] == t and r["papers"]) for t in ("method", "unanswerable", "compare")]
+    gold_file = tmp_path / "gold.jsonl"
+    gold_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pick), encoding="utf-8")
+    gold = load_gold(gold_file)
+    assistant = Assistant(answer_settings, index=PaperIndex(answer_settings))
+    paper = next(p for p in assistant.index.lexical[1] if p.key == gold[0].keys[0])
+    stating = [s for s in sentences(paper.abstract) if any(f.casefold() in s.casefold() for f in gold[0].facts)]
+
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        if prompt.startswith("Answer this question about a research paper") or pick[1]["question"] in prompt:
+            return prompts.REFUSAL  # closed book knows nothing; the unanswerable one is refused
+        if f"] {paper.name} (" in prompt:
+            return " ".join(f"{s[:-1]} [{source_number(body, paper.name)}]." for s in stating)
+        return "The first paper proposes a model [1]."
+
+    server.set_default(reply)
+    cache = tmp_path / "cache.jsonl"
+    result = answer_metrics(answer_rows(assistant, gold, cache, progress=False), gold)
+    assert result["refusal"]["recall"] == 1.0 and result["invalid_citation_rate"] == 0.0
+    assert result["fact_coverage_closed_book"] == 0.0 and result["fact_coverage"] >= 0.5
+    assert result["citation_precision"] == 1.0
+    assert result["table_cells_filled"] and 0 < result["table_cells_filled"] <= 1
+    calls = len(server.requests)
+    again = answer_rows(assistant, gold, cache, progress=False)
+    assert len(again) == 3 and len(server.requests) == calls  # all read back from the cache
+
+
+def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Settings, server: ScriptedOpenAI) -> None:
+    rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()][:2]
+    gold_file = tmp_path / "gold.jsonl"
+    gold_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    server.set_default(prompts.REFUSAL)
+    settings = answer_settings.model_copy(update={"storage": tmp_path / "s"})
+    path, report = run_eval(settings, gold_file, tmp_path / "out", [], retrieval_only=False, progress=False)
+    text = path.read_text(encoding="utf-8")
+    assert "### Retrieval — 38 papers (seeds)" in text and "### Answers — test-model, 2 questions" in text
+    assert report["answers"]["refusal"]["recall"] is None  # no unanswerable question among these two
