@@ -25,6 +25,8 @@ EXIT_INTERRUPTED = 130
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--storage", type=Path, metavar="DIR",
                         help="index folder (default: $PAPER_ASSISTANT_STORAGE or ./storage)")
+    parser.add_argument("--chroma-url", metavar="URL",
+                        help="use a Chroma server (http://host:port) instead of the folder (default: $CHROMA_URL)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,7 +123,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         overrides["storage"] = args.storage
     if getattr(args, "k", None) is not None:
         overrides["top_k"] = args.k
-    for flag in ("base_url", "model", "local_model", "local_port"):
+    for flag in ("base_url", "model", "local_model", "local_port", "chroma_url"):
         if getattr(args, flag, None):
             overrides[flag] = getattr(args, flag)
     return Settings(**overrides)
@@ -138,13 +140,14 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     settings = _settings(args)
     sources = args.paths or seed_files()
     loaded = load_papers(sources)
-    report = PaperIndex(settings).ingest(loaded, prune=args.prune, progress=None)
+    index = PaperIndex(settings)
+    report = index.ingest(loaded, prune=args.prune, progress=None)
     for skip in report.skipped[:20]:
         print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
     if len(report.skipped) > 20:
         print(f"... and {len(report.skipped) - 20} more skipped", file=sys.stderr)
     print(
-        f"Indexed {report.total} papers in {settings.resolved_storage()} in {report.seconds:.1f} s: "
+        f"Indexed {report.total} papers in {index.location} in {report.seconds:.1f} s: "
         f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed, {report.merged} duplicates merged, {len(report.skipped)} skipped"
         + (" (rebuilt for the current embedding model)" if report.rebuilt else "")

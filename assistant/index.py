@@ -12,19 +12,21 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 import time
-import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from tqdm import tqdm
 
 from assistant.chunking import CHUNKING_ID, chunk_texts
 from assistant.embedding import DIMENSION, MODEL_ID, MiniLMEmbedding
-from assistant.errors import IndexMismatch, IndexMissing, StorageError
+from assistant.errors import AssistantError, IndexMismatch, IndexMissing, StorageError
 from assistant.lexical import LexicalDoc, LexicalIndex
 from assistant.naming import assign_names
 from assistant.papers import LoadResult, Paper, Skip, merge
@@ -32,6 +34,8 @@ from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
 
+#: Below this much free space a failed write is reported as a full disk.
+LOW_DISK_MB = 64
 #: Records per Chroma write: one paper's chunks always travel in one call.
 WRITE_BATCH = 256
 #: Chunk ids are '<paper_id>::<n>'.
@@ -73,15 +77,30 @@ def lexical_doc(paper: Paper) -> LexicalDoc:
     return LexicalDoc(paper.paper_id, paper.name, paper.alias, paper.title, paper.keywords, paper.abstract)
 
 
-def _storage_error(storage: Path, exc: Exception) -> StorageError:
+def _free_mb(storage: str) -> float | None:
+    """Free space where the index lives, in MB (None when unknown)."""
+    try:
+        return shutil.disk_usage(storage).free / 2**20
+    except OSError:
+        return None
+
+
+def _storage_error(storage: str, exc: Exception, action: str = "write") -> StorageError:
+    """One line for a failed write: the OS's reason when we can tell it."""
     text = str(exc).lower()
+    free = _free_mb(storage)
     if "readonly" in text or "read-only" in text or "permission" in text:
-        hint = "it is read-only: make it writable or pass --storage DIR"
-    elif "no space" in text or "disk is full" in text or "full" in text:
-        hint = "the disk is full: free space and run ingest again (nothing already indexed was lost)"
+        hint = ("it is read-only (Chroma needs write access, even to search): make it writable, or copy it "
+                "elsewhere and pass --storage DIR")
+    elif any(word in text for word in ("no space", "disk is full", "disk i/o", "too large", "quota")) or (
+            free is not None and free < LOW_DISK_MB):
+        hint = (f"the disk is full ({free:.1f} MB free)" if free is not None else "the disk is full") + (
+            ": free space and run ingest again (what was indexed before is kept)")
+    elif isinstance(exc, OSError) and exc.strerror:
+        hint = f"{exc.strerror.lower()}: check the path or pass --storage DIR"
     else:
         hint = f"{exc.__class__.__name__}: {str(exc)[:200]}"
-    return StorageError(f"Cannot write the index in {storage}: {hint}.")
+    return StorageError(f"Cannot {action} the index in {storage}: {hint}.")
 
 
 class PaperIndex:
@@ -103,32 +122,73 @@ class PaperIndex:
 
     @cached_property
     def client(self) -> Any:
+        """The embedded PersistentClient under ``storage``, or a Chroma server's HttpClient."""
         import chromadb
         from chromadb.config import Settings as ChromaSettings
 
+        chroma_settings = ChromaSettings(anonymized_telemetry=False)
+        if self.settings.chroma_url:
+            url = urlparse(self.settings.chroma_url)
+            token = self.settings.chroma_token
+            headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else None
+            try:
+                return chromadb.HttpClient(host=url.hostname or "localhost", port=url.port or 8000,
+                                           ssl=url.scheme == "https", headers=headers, settings=chroma_settings)
+            except Exception as exc:  # refused, DNS, auth: all mean the server cannot be used
+                raise StorageError(
+                    f"Cannot reach the Chroma server at {self.settings.chroma_url} ({type(exc).__name__}): start it "
+                    "(`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
+                ) from None
         try:
-            return chromadb.PersistentClient(
-                path=str(self.storage / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
-            )
+            return chromadb.PersistentClient(path=str(self.storage / "chroma"), settings=chroma_settings)
         except Exception as exc:  # chromadb raises many types for a bad folder
-            raise _storage_error(self.storage, exc) from exc
+            raise _storage_error(str(self.storage), exc) from exc
+
+    @contextmanager
+    def _guard(self, action: str) -> Iterator[None]:
+        """Turn the store's failures into one line: a lost Chroma server, a
+        read-only folder, a full disk. Our own errors pass through."""
+        try:
+            yield
+        except AssistantError:
+            raise
+        except Exception as exc:
+            if self.settings.chroma_url:
+                raise StorageError(
+                    f"Lost the Chroma server at {self.location} while trying to {action} ({type(exc).__name__}): "
+                    "is it running? Run the command again once it is back; nothing is lost or duplicated."
+                ) from None
+            if type(exc).__module__.startswith("chromadb") or isinstance(exc, OSError):
+                raise _storage_error(str(self.storage), exc, action) from None
+            raise
+
+    @property
+    def location(self) -> str:
+        """Where the index lives, for messages."""
+        return self.settings.chroma_url or str(self.storage)
 
     def _exists(self) -> bool:
+        if self.settings.chroma_url:
+            return True
         return (self.storage / "chroma" / "chroma.sqlite3").exists()
 
     def collection(self) -> Any:
         """The collection for reading; IndexMissing/IndexMismatch when unusable."""
         if not self._exists():
-            raise IndexMissing(f"No index in {self.storage}: run `paper-assistant ingest` first.")
-        try:
+            raise IndexMissing(f"No index in {self.location}: run `paper-assistant ingest` first.")
+        with self._guard("read"):
+            if self.settings.collection not in {c.name for c in self.client.list_collections()}:
+                raise IndexMissing(
+                    f"No collection '{self.settings.collection}' in {self.location}: run `paper-assistant ingest` first."
+                )
             col = self.client.get_collection(self.settings.collection)
-        except Exception as exc:
-            raise IndexMissing(
-                f"No collection '{self.settings.collection}' in {self.storage}: run `paper-assistant ingest` first."
-            ) from exc
+            count = col.count()
         self._check_model(col.metadata or {})
-        if col.count() == 0:
-            raise IndexMissing(f"The index in {self.storage} is empty: run `paper-assistant ingest` first.")
+        if (col.metadata or {}).get("state") == "ingesting":
+            log.warning("An ingest into %s is running or did not finish: if none is running, run "
+                        "`paper-assistant ingest` again to complete it.", self.location)
+        if count == 0:
+            raise IndexMissing(f"The index in {self.location} is empty: run `paper-assistant ingest` first.")
         return col
 
     @cached_property
@@ -139,19 +199,15 @@ class PaperIndex:
     def _check_model(self, meta: dict[str, Any]) -> None:
         if meta.get("embedding_model") != MODEL_ID or meta.get("dimension") != DIMENSION:
             raise IndexMismatch(
-                f"The index in {self.storage} was built with embedding model "
+                f"The index in {self.location} was built with embedding model "
                 f"{meta.get('embedding_model', 'unknown')} (dimension {meta.get('dimension', '?')}); this version "
                 f"uses {MODEL_ID} ({DIMENSION}): run `paper-assistant ingest` to re-index."
             )
 
-    def _collection_metadata(self, state: str, generation: str) -> dict[str, Any]:
-        return {
-            "embedding_model": MODEL_ID,
-            "dimension": DIMENSION,
-            "chunking": CHUNKING_ID,
-            "state": state,
-            "generation": generation,
-        }
+    def _collection_metadata(self, state: str) -> dict[str, Any]:
+        """What the collection records about itself; ``state`` is 'ingesting'
+        while an ingest runs and stays so if it was killed."""
+        return {"embedding_model": MODEL_ID, "dimension": DIMENSION, "chunking": CHUNKING_ID, "state": state}
 
     # -- reading ----------------------------------------------------------
     def stored_papers(self, col: Any | None = None) -> list[Paper]:
@@ -159,12 +215,13 @@ class PaperIndex:
         col = col if col is not None else self.collection()
         papers: list[Paper] = []
         offset = 0
-        while True:
-            page = col.get(where={"chunk": 0}, include=["metadatas"], limit=5000, offset=offset)
-            papers.extend(_from_metadata(m) for m in page["metadatas"])
-            if len(page["ids"]) < 5000:
-                return papers
-            offset += 5000
+        with self._guard("read"):
+            while True:
+                page = col.get(where={"chunk": 0}, include=["metadatas"], limit=5000, offset=offset)
+                papers.extend(_from_metadata(m) for m in page["metadatas"])
+                if len(page["ids"]) < 5000:
+                    return papers
+                offset += 5000
 
     def papers(self, venue: str | None = None) -> list[Paper]:
         """The collection's papers in a stable order, optionally one venue's."""
@@ -183,7 +240,8 @@ class PaperIndex:
         the records' metadata would dominate the query time."""
         col = self.reader
         n = min(n, len(self.lexical[1]))
-        result = col.query(query_embeddings=[query_vector], n_results=n, where=where, include=["distances"])
+        with self._guard("search"):
+            result = col.query(query_embeddings=[query_vector], n_results=n, where=where, include=["distances"])
         best: dict[str, float] = {}
         for chunk_id, dist in zip(result["ids"][0], result["distances"][0], strict=True):
             paper_id = chunk_id.rsplit(CHUNK_SEP, 1)[0]
@@ -197,11 +255,10 @@ class PaperIndex:
         drop papers the sources no longer hold."""
         start = time.perf_counter()
         report = IngestReport(skipped=list(loaded.skipped), merged=loaded.merged)
-        try:
+        with self._guard("write"):
             col, existing, rebuilt = self._open_for_ingest()
             report.rebuilt = rebuilt
-            generation = uuid.uuid4().hex
-            col.modify(metadata=self._collection_metadata("ingesting", (col.metadata or {}).get("generation", "")))
+            col.modify(metadata=self._collection_metadata("ingesting"))
             wanted, replaced = self._reconcile(existing, loaded.papers, prune)
             stored = {p.paper_id: p for p in existing}
             changed = [p for p in wanted if p.paper_id not in stored or paper_hash(stored[p.paper_id]) != paper_hash(p)]
@@ -212,24 +269,31 @@ class PaperIndex:
             report.removed = len(gone) - len(replaced)
             self._write(col, changed, {pid: stored[pid] for pid in stored}, progress)
             self._delete_papers(col, gone)
-            col.modify(metadata=self._collection_metadata("ready", generation))
+            col.modify(metadata=self._collection_metadata("ready"))
             if rebuilt:
                 self._swap_rebuilt(col)
             report.total = len(wanted)
-        except StorageError:
-            raise
-        except Exception as exc:
-            if type(exc).__module__.startswith("chromadb") or isinstance(exc, OSError):
-                raise _storage_error(self.storage, exc) from exc
-            raise
         self.__dict__.pop("lexical", None)
         self.__dict__.pop("reader", None)
         report.seconds = time.perf_counter() - start
         return report
 
+    def _check_writable(self) -> None:
+        """Fail early, with the OS's reason, when the folder cannot take writes."""
+        if self.settings.chroma_url:
+            return
+        probe = self.storage / "chroma" / ".write-test"
+        try:
+            probe.parent.mkdir(parents=True, exist_ok=True)
+            probe.write_bytes(b"ok")
+            probe.unlink()
+        except OSError as exc:
+            raise _storage_error(str(self.storage), exc) from None
+
     def _open_for_ingest(self) -> tuple[Any, list[Paper], bool]:
         """The collection to write to, its current papers, and whether it is a
         fresh rebuild (the stored one came from another embedding model)."""
+        self._check_writable()
         try:
             col = self.client.get_collection(self.settings.collection)
         except Exception:
@@ -253,7 +317,7 @@ class PaperIndex:
         return self.client.create_collection(
             name,
             configuration={"hnsw": {"space": "cosine"}},
-            metadata=self._collection_metadata("ingesting", ""),
+            metadata=self._collection_metadata("ingesting"),
         )
 
     def _swap_rebuilt(self, rebuilt: Any) -> None:

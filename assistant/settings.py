@@ -48,6 +48,16 @@ class Settings(BaseSettings):
         default="papers",
         description="Chroma collection name (one collection per paper collection).",
     )
+    chroma_url: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("chroma_url", "CHROMA_URL", "PAPER_ASSISTANT_CHROMA_URL"),
+        description="A Chroma server (http://host:port) instead of the embedded store under `storage`.",
+    )
+    chroma_token: SecretStr | None = Field(
+        default=None,
+        validation_alias=AliasChoices("chroma_token", "CHROMA_AUTH_TOKEN", "PAPER_ASSISTANT_CHROMA_TOKEN"),
+        description="Bearer token sent to the Chroma server (its token auth); never printed.",
+    )
     top_k: int = Field(default=5, ge=1, le=100, description="Papers returned by search.")
     embed_batch_size: int = Field(
         default=8, ge=1, le=512, description="Chunks embedded per ONNX call (8 measured fastest on 2 cores)."
