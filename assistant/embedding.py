@@ -66,6 +66,7 @@ class MiniLMEmbedding(BaseEmbedding):
     threads: int = 0
     _session: Any = PrivateAttr()
     _tokenizer: Any = PrivateAttr()
+    _counter: Any = PrivateAttr()
 
     def __init__(self, embed_batch_size: int = 8, threads: int = 0, **kwargs: Any) -> None:
         super().__init__(model_name=MODEL_ID, embed_batch_size=embed_batch_size, threads=threads, **kwargs)
@@ -79,24 +80,21 @@ class MiniLMEmbedding(BaseEmbedding):
         self._session = ort.InferenceSession(
             str(model_path()), sess_options=options, providers=["CPUExecutionProvider"]
         )
-        tokenizer = Tokenizer.from_file(str(_verified(TOKENIZER_PATH, TOKENIZER_SHA256)))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        self._tokenizer = tokenizer
+        path = str(_verified(TOKENIZER_PATH, TOKENIZER_SHA256))
+        # Two tokenizers, never reconfigured after this: one shared object
+        # toggled between modes would race between concurrent sessions.
+        self._tokenizer = Tokenizer.from_file(path)
+        self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._counter = Tokenizer.from_file(path)
 
     @classmethod
     def class_name(cls) -> str:
         return "MiniLMEmbedding"
 
     def count_tokens(self, texts: list[str]) -> list[int]:
-        """Word-piece counts without truncation (for chunk sizing)."""
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
-        try:
-            return [len(enc.ids) for enc in self._tokenizer.encode_batch(texts, add_special_tokens=False)]
-        finally:
-            self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
-            self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        """Word-piece counts without truncation (for chunk sizing and budgets)."""
+        return [len(enc.ids) for enc in self._counter.encode_batch(texts, add_special_tokens=False)]
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Embeddings for ``texts`` in input order, shape (n, 384), float32."""

@@ -189,10 +189,11 @@ def _records_json(path: Path, text: str) -> Iterator[tuple[str, Any]]:
 
 def _records_csv(path: Path, text: str) -> Iterator[tuple[str, Any]]:
     csv.field_size_limit(MAX_ABSTRACT_CHARS * 5)
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames or "abstract" not in [f.strip().lower() for f in reader.fieldnames]:
-        raise InputError(f"{path} has no 'abstract' column: the CSV header must name one.")
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
+        header = [(f or "").strip().lower() for f in reader.fieldnames or []]
+        if "abstract" not in header:
+            raise InputError(f"{path} has no 'abstract' column: the CSV header must name one.")
         for number, row in enumerate(reader, start=2):
             yield f"{path.name}:{number}", {(k or "").strip().lower(): v for k, v in row.items()}
     except csv.Error as exc:
