@@ -81,9 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="distractor papers for the scale variant (default: ../shared/corpora/*.jsonl if present; "
                          "give no PATH to skip it)")
     ev.add_argument("--out", type=Path, default=Path("eval/results"), help="report folder")
-    ev.add_argument("--base-url", help="OpenAI-compatible endpoint (default: the embedded local model)")
-    ev.add_argument("--model", help="model name at that endpoint")
-    ev.add_argument("--local-model", choices=["default", "fast"], help="embedded model when no endpoint is set")
+    _endpoint_options(ev)
     _common(ev)
 
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
@@ -97,20 +95,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _llm_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
-    parser.add_argument("--model", help="model name at that endpoint")
-    parser.add_argument("--local-model", choices=["default", "fast"],
-                        help="embedded model when no endpoint is set: default (1.5B) or fast (0.5B)")
+    _endpoint_options(parser)
     parser.add_argument("--port", type=int, dest="local_port", help="port of the local server (default 8765)")
     _common(parser)
 
 
-def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
+def _endpoint_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL; "
                                            "unset: the embedded local model)")
     parser.add_argument("--model", help="model name (default: $PAPER_ASSISTANT_MODEL, else the endpoint's first)")
     parser.add_argument("--local-model", choices=["default", "fast"],
                         help="embedded model when no endpoint is set: default (1.5B) or fast (0.5B)")
+
+
+def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
+    _endpoint_options(parser)
     if with_json:
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
         parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the answer and references to FILE")
