@@ -11,10 +11,11 @@ LLAMA_PIN := llama-cpp-python[server]==0.3.36
 
 .PHONY: run test install clean
 
+# Ingest the bundled abstracts (idempotent), then serve the chat UI on
+# http://127.0.0.1:7860 with the embedded local model.
 run: $(STAMP)
 	$(BIN)/paper-assistant ingest
-	$(BIN)/paper-assistant search "EEG foundation models" --k 5
-	$(BIN)/paper-assistant ask "What is SPINT?"
+	$(BIN)/paper-assistant ui
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -84,6 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
     _endpoint_options(ev)
     _common(ev)
 
+    ui = sub.add_parser("ui", help="the web chat UI (Gradio) on http://127.0.0.1:7860")
+    ui.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1, this machine only; 0.0.0.0 serves the network)")
+    ui.add_argument("--port", type=int, default=7860, help="port to serve on (default 7860)")
+    ui.add_argument("--auth", metavar="USER:PASSWORD",
+                    help="require this login (default: $PAPER_ASSISTANT_UI_AUTH, safer: not visible in `ps`)")
+    _endpoint_options(ui)
+    _common(ui)
+
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
     llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
     status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
@@ -356,6 +365,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_ui(args: argparse.Namespace) -> int:
+    from assistant.errors import ConfigError
+    from ui.app import launch
+
+    credentials = args.auth or os.environ.get("PAPER_ASSISTANT_UI_AUTH")
+    auth = None
+    if credentials:
+        user, _, password = credentials.partition(":")
+        if not (user and password):
+            raise ConfigError("--auth (or PAPER_ASSISTANT_UI_AUTH) takes USER:PASSWORD.")
+        auth = (user, password)
+    launch(_settings(args), host=args.host, port=args.port, auth=auth)
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     from assistant.local import MODELS, shared_server
 
@@ -403,7 +427,7 @@ def _pause() -> None:
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
     "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
-    "eval": cmd_eval,
+    "eval": cmd_eval, "ui": cmd_ui,
 }
 
 

@@ -87,6 +87,8 @@ class MiniLMEmbedding(BaseEmbedding):
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._counter = Tokenizer.from_file(path)
+        self._counter.no_padding()  # the file itself fixes padding and truncation at 128
+        self._counter.no_truncation()
 
     @classmethod
     def class_name(cls) -> str:

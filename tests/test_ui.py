@@ -1,0 +1,337 @@
+"""The chat UI in a real browser: Debian's chromium driven by Playwright,
+against the real library, the seed index and the scripted OpenAI server.
+
+What a researcher sees is checked on the page itself: source cards before
+the first token, the answer streaming, citations linking to their cards,
+follow-ups, topic summaries, comparisons picked in the pickers, browsing,
+export, the LLM-down note, and abstracts full of markup staying inert.
+Every page also asserts that no dialog opened and nothing was fetched from
+outside the app (it runs offline).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from assistant.embedding import MiniLMEmbedding
+from assistant.index import PaperIndex
+from assistant.papers import load_papers
+from assistant.settings import Settings
+
+from .conftest import source_number
+from .openai_server import ScriptedOpenAI
+
+sync_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = Path(os.environ.get("PAPER_ASSISTANT_CHROMIUM", "/usr/bin/chromium"))
+if not CHROMIUM.exists():
+    pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+from ui.app import launch  # only once the browser is known to exist: it imports gradio
+
+expect = sync_api.expect
+Page = sync_api.Page
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--no-first-run", "--disable-sync"]
+SPINT_FACT = "SPINT is a Spatial Permutation-Invariant Neural Transformer framework for behavioral decoding"
+SOURCE_LINE = re.compile(r"^\[(\d+)\] .* \([^()]*\): (.*)$", re.MULTILINE)
+XSS_RECORD = {
+    "id": "xss-1",
+    "title": 'Injecto <img src=x onerror="window.__xss=5">',
+    "venue": "XSS Conf 2025",
+    "url": "javascript:window.__xss=6",
+    "abstract": ('<script>window.__xss=1</script> We propose Injecto, a retrieval method '
+                 '<img src=x onerror="window.__xss=2"> that finds <a href="javascript:window.__xss=3">x</a> '
+                 "documents robustly, evaluated on many benchmarks with strong results across all settings and "
+                 "tasks. It needs no labels at all."),
+}
+
+
+def echo(body: dict) -> str:
+    """A scripted answer that quotes the first sentence of each source it was
+    given, cited: supported by construction, whatever the question."""
+    prompt = body["messages"][-1]["content"]
+    quoted = [(n, re.split(r"(?<=[.!?])\s", text)[0].rstrip(".")) for n, text in SOURCE_LINE.findall(prompt)]
+    return " ".join(f"{sentence} [{n}]." for n, sentence in quoted[:3])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+    startup_s: float
+
+
+@contextmanager
+def serving(settings: Settings) -> Iterator[Served]:
+    """The UI launched in this process on a free port, timed from launch()
+    to the first page served."""
+    port = free_port()
+    start = time.perf_counter()
+    demo = launch(settings, port=port, prevent_thread_lock=True, quiet=True)
+    url = f"http://127.0.0.1:{port}/"
+    with urllib.request.urlopen(url) as response:
+        assert response.status == 200
+    try:
+        yield Served(url, time.perf_counter() - start)
+    finally:
+        demo.close()
+
+
+def ui_settings(storage: Path, server: ScriptedOpenAI) -> Settings:
+    return Settings(storage=storage, base_url=server.base_url, model="test-model",
+                    api_key=SecretStr("sk-test-secret-123"), retry_backoff=0.0, max_retries=1, request_timeout=10.0)
+
+
+@pytest.fixture(scope="session")
+def ui(seed_settings: Settings, llm_server: ScriptedOpenAI) -> Iterator[Served]:
+    with serving(ui_settings(seed_settings.storage, llm_server)) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@contextmanager
+def opened(browser: sync_api.Browser, url: str) -> Iterator[Page]:
+    """A fresh browser session on ``url`` (so a fresh chat session), checked
+    at the end for dialogs and requests that left the app."""
+    context = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    dialogs: list[str] = []
+    outside: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("request", lambda request: None if request.url.startswith((url, "data:", "blob:"))
+            else outside.append(request.url))
+    page.goto(url)
+    page.wait_for_selector("#status .ready, #status .failed")
+    try:
+        yield page
+    finally:
+        context.close()
+    assert dialogs == [] and outside == []
+
+
+@pytest.fixture
+def page(browser: sync_api.Browser, ui: Served, server: ScriptedOpenAI) -> Iterator[Page]:
+    with opened(browser, ui.url) as tab:
+        yield tab
+
+
+def ask(page: Page, text: str) -> None:
+    page.fill("#message textarea", text)
+    page.press("#message textarea", "Enter")
+
+
+def answered(page: Page, turn: int) -> sync_api.Locator:
+    """Wait for answer ``turn`` to be final; its chat message."""
+    page.wait_for_selector(f"#turn-{turn}.final")
+    return page.locator("#chat [data-testid=bot]").last
+
+
+def pick(page: Page, picker: str, typed: str, option: str) -> None:
+    """Search a compare picker by typing, then choose an option."""
+    page.locator(f"{picker} input").fill("")
+    page.locator(f"{picker} input").press_sequentially(typed)
+    page.locator(f"{picker} [role=option]", has_text=option).first.click()
+
+
+def record_chat(page: Page) -> None:
+    """Keep every text the last chat message shows, to see it stream."""
+    page.evaluate("""() => { window.__seen = [];
+      new MutationObserver(() => {
+        const bots = document.querySelectorAll('#chat [data-testid=bot]');
+        const text = bots.length ? bots[bots.length - 1].innerText : '';
+        if (window.__seen[window.__seen.length - 1] !== text) window.__seen.push(text);
+      }).observe(document.body, {subtree: true, childList: true, characterData: true}); }""")
+
+
+def test_starts_within_ten_seconds(ui: Served) -> None:
+    assert ui.startup_s < 10, f"launch() to first page took {ui.startup_s:.1f} s"
+
+
+def test_cards_come_first_then_the_answer_streams_with_linked_citations(
+        page: Page, server: ScriptedOpenAI, tmp_path: Path) -> None:
+    gate = threading.Event()
+
+    def reply(body: dict) -> str:
+        gate.wait(10)  # the model "thinks" until the test has seen the cards
+        spint = source_number(body, "SPINT")
+        return f"{SPINT_FACT} [{spint}]. SPINT supports inference on variable-size populations [{spint}]."
+
+    server.reply(reply)
+    expect(page.locator("#status")).to_contain_text("test-model")
+    expect(page.locator("#status")).to_contain_text("38 papers indexed")
+    record_chat(page)
+    ask(page, "What is SPINT?")
+    expect(page.locator("#turn-1.pending .card .name").first).to_have_text("SPINT")
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("Reading")
+    gate.set()
+    bot = answered(page, 1)
+    assert any(text.endswith("▍") for text in page.evaluate("window.__seen")), "the answer did not stream"
+    expect(bot).to_contain_text(SPINT_FACT)
+    link = bot.locator("a[href='#src-1-1']").first
+    expect(link).to_have_text("[1]")
+    card = page.locator("#src-1-1")
+    expect(card.locator("mark").first).to_contain_text("Spatial Permutation-Invariant Neural Transformer")
+    expect(card.locator(".tag")).to_have_text("cited")
+    link.click()
+    expect(card).to_be_in_viewport()
+    assert page.url.endswith("#src-1-1")
+    page.screenshot(path=tmp_path / "answer.png", full_page=True)
+    with page.expect_download() as download:
+        page.click("#export")
+    exported = Path(download.value.path()).read_text(encoding="utf-8")
+    assert exported.startswith("# What is SPINT?") and "## References" in exported and "1. SPINT" in exported
+
+
+def test_follow_up_is_rewritten_from_this_conversation(page: Page, server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
+    ask(page, "What is SPINT?")
+    answered(page, 1)
+    server.reply("What datasets was SPINT evaluated on?")  # the condense request
+    server.reply(lambda body: "SPINT was evaluated on three multi-session datasets from the FALCON Benchmark "
+                              f"[{source_number(body, 'SPINT')}].")
+    ask(page, "What data was it evaluated on?")
+    bot = answered(page, 2)
+    condense, answer = server.requests[-2:]
+    assert not condense.get("stream") and "User: What is SPINT?" in condense["messages"][-1]["content"]
+    assert "What data was it evaluated on?" in condense["messages"][-1]["content"]
+    assert "What datasets was SPINT evaluated on?" in answer["messages"][-1]["content"]
+    expect(bot).to_contain_text("FALCON Benchmark")
+    expect(bot.locator("a[href='#src-2-1']").first).to_have_text("[1]")
+    expect(page.locator("#turn-2 .card .name").first).to_have_text("SPINT")
+    expect(page.locator("#turn-1 .card")).not_to_have_count(0)  # the first answer keeps its sources
+    expect(page.locator("#chat [data-testid=user]")).to_have_count(2)
+
+
+def test_each_browser_session_has_its_own_conversation(
+        page: Page, browser: sync_api.Browser, ui: Served, server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
+    ask(page, "What is SPINT?")
+    answered(page, 1)
+    server.reply(echo)
+    with opened(browser, ui.url) as other:
+        ask(other, "What data was it evaluated on?")
+        answered(other, 1)
+        expect(other.locator("#chat [data-testid=user]")).to_have_count(1)
+    assert len(server.requests) == 2 and server.requests[-1]["stream"]  # no condense: nothing to follow up on
+    assert "Question: What data was it evaluated on?" in server.requests[-1]["messages"][-1]["content"]
+
+
+def test_topic_summary_from_the_example_button(page: Page, server: ScriptedOpenAI) -> None:
+    server.reply(echo)
+    page.get_by_role("button", name="Summarize the EEG foundation model papers").click()
+    bot = answered(page, 1)
+    expect(page.locator("#mode input[value='Topic summary']")).to_be_checked()
+    prompt = server.requests[-1]["messages"][-1]["content"]
+    assert "Topic: EEG foundation models" in prompt
+    names = page.locator("#turn-1 .card .name").all_inner_texts()
+    assert "CSBrain" in names and len(names) >= 2
+    summarized = re.findall(r"^\[\d+\] (.*) \([^()]*\): ", prompt, re.MULTILINE)
+    assert sorted(names) == sorted(summarized)
+    expect(bot.locator("a[href^='#src-1-']")).not_to_have_count(0)
+    expect(page.locator("#chat [data-testid=user]")).to_contain_text("Topic summary: EEG foundation models")
+
+
+def test_compare_picked_in_the_pickers_renders_the_table(page: Page, server: ScriptedOpenAI) -> None:
+    page.locator("#mode").get_by_text("Compare").click()
+    expect(page.locator("#message")).to_be_hidden()
+    page.locator("#pick-a input").fill("zzqx unknown")
+    page.locator("#pick-a input").press("Enter")
+    pick(page, "#pick-b", "REV", "REVE")
+    page.click("#compare")
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("No paper matches 'zzqx unknown'")
+    server.reply(echo)
+    pick(page, "#pick-a", "CSBr", "CSBrain")
+    page.click("#compare")
+    bot = answered(page, 1)
+    assert "Compare paper [1] (CSBrain) with paper [2] (REVE)" in server.requests[-1]["messages"][-1]["content"]
+    expect(bot.locator("th")).to_have_text(["aspect", "CSBrain", "REVE"])
+    expect(bot.locator("tbody tr")).to_have_count(5)
+    expect(bot.locator("tbody tr").first.locator("td").first).to_have_text("problem")
+    expect(page.locator("#turn-1 .card .name")).to_have_text(["CSBrain", "REVE"])
+    for n in (1, 2):  # the sentences the table quotes are marked in each card
+        expect(page.locator(f"#src-1-{n} mark")).not_to_have_count(0)
+
+
+def test_browse_filters_and_hands_a_paper_to_the_chat(page: Page) -> None:
+    page.get_by_role("tab", name="Browse").click()
+    grid = page.locator("#browse-table [role=grid]")
+    expect(grid).to_have_attribute("aria-rowcount", "39")  # 38 papers and the header
+    page.click("#browse-venue input")
+    page.locator("#browse-venue [role=option]", has_text="NeurIPS 2025").click()
+    expect(grid).to_have_attribute("aria-rowcount", "20")
+    page.fill("#browse-words textarea", "EEG pretrain")
+    expect(grid).not_to_have_attribute("aria-rowcount", "20")
+    reve = page.locator("#browse-table").get_by_role("gridcell", name="REVE", exact=True)
+    expect(reve).to_have_count(1)
+    reve.click()
+    expect(page.locator("#browse-detail .name")).to_have_text("REVE")
+    page.click("#as-b")
+    expect(page.locator("#mode input[value='Compare']")).to_be_checked()
+    expect(page.locator("#pick-b input")).to_have_value("REVE · NeurIPS 2025")
+    page.get_by_role("tab", name="Browse").click()
+    page.click("#ask-about")
+    expect(page.locator("#message textarea")).to_have_value('What does "REVE" propose?')
+
+
+def test_markup_in_abstracts_and_answers_stays_inert(
+        browser: sync_api.Browser, server: ScriptedOpenAI, embedder: MiniLMEmbedding, tmp_path: Path) -> None:
+    records = tmp_path / "xss.jsonl"
+    records.write_text(json.dumps(XSS_RECORD) + "\n", encoding="utf-8")
+    settings = ui_settings(tmp_path / "storage", server)
+    PaperIndex(settings, embedder).ingest(load_papers([records]), progress=False)
+    server.reply(lambda body: echo(body) + ' <img src=x onerror="window.__xss=8"> [x](javascript:window.__xss=9)'
+                                           " <script>window.__xss=10</script>")
+    with serving(settings) as served, opened(browser, served.url) as page:
+        ask(page, "What is Injecto?")
+        bot = answered(page, 1)
+        expect(page.locator("#src-1-1 .abstract")).to_contain_text("<script>window.__xss=1</script>")
+        expect(page.locator("#src-1-1 .name")).to_contain_text('<img src=x onerror="window.__xss=5">')
+        expect(bot).to_contain_text('<img src=x onerror="window.__xss=8">')
+        bot.locator("a[href='#src-1-1']").first.click()
+        page.get_by_role("tab", name="Browse").click()
+        page.locator("#browse-table [role=gridcell]", has_text="Injecto").first.click()
+        expect(page.locator("#browse-detail .abstract")).to_contain_text('<a href="javascript:window.__xss=3">x</a>')
+        page.click("#as-a")
+        page.click("#pick-a input")  # the picker lists the name with its markup
+        expect(page.locator("#pick-a [role=option]").first).to_contain_text("<img src=x")
+        page.wait_for_timeout(300)  # time for any injected handler to have fired
+        assert page.evaluate("typeof window.__xss") == "undefined"
+        assert page.locator("img[src='x'], script:has-text('__xss'), a[href^='javascript:']").count() == 0
+
+
+def test_llm_down_still_shows_sources_and_an_extractive_answer(page: Page, server: ScriptedOpenAI) -> None:
+    server.fail("500", times=10)
+    ask(page, "What is SPINT?")
+    bot = answered(page, 1)
+    expect(bot).to_contain_text("The LLM failed")
+    expect(bot).to_contain_text("failed with HTTP 500")
+    expect(bot.locator("a[href='#src-1-1']").first).to_have_text("[1]")
+    expect(page.locator("#src-1-1 .name")).to_have_text("SPINT")
+    expect(page.locator("#status .failed")).to_contain_text("LLM unavailable")
+    assert "Traceback" not in page.content()

@@ -1,0 +1,456 @@
+"""The Gradio chat UI over the assistant library.
+
+The app does no retrieval or prompting of its own: it renders the library's
+``Sources`` / ``Token`` / ``Final`` events as they come, so the source cards
+show before the first token and the answer streams. One ``Assistant`` serves
+every browser session (it is thread-safe); each session keeps its own
+conversation and the sources of its answers in ``gr.State``.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import tempfile
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assistant.settings import Settings, set_offline_env
+
+set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLED at import
+
+import gradio as gr
+
+from assistant.answer import AnswerResult, Assistant, Conversation, Final, Sources, Token
+from assistant.errors import AssistantError, ConfigError
+from assistant.papers import Paper
+from ui import render
+
+log = logging.getLogger(__name__)
+
+ASK, SUMMARY, COMPARE = "Ask", "Topic summary", "Compare"
+ALL_VENUES = "All venues"
+#: Answers generated at once across all sessions: users do not wait on each
+#: other, and a small local model is not swamped.
+CONCURRENCY = 4
+PLACEHOLDERS = {ASK: "Ask about the papers, e.g. What is SPINT?", SUMMARY: "A topic, e.g. EEG foundation models"}
+BROWSE_HEADERS = ["name", "venue", "first line of abstract", "id"]
+#: System fonts only: the default theme would fetch Google Fonts, and the app runs offline.
+THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
+                          font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
+CSS = """
+#status .status { padding: .35rem .7rem; border-radius: 6px; font-size: .9em; color: #1f2937; }
+#status .starting { background: #fef3c7; }
+#status .ready { background: #dcfce7; }
+#status .failed { background: #fee2e2; }
+#sources { max-height: 680px; overflow-y: auto; padding-right: .3rem; }
+#sources h3 { font-size: .95rem; margin: .2rem 0 .5rem; }
+#sources .turn + .turn { margin-top: 1rem; border-top: 1px solid var(--border-color-primary); padding-top: .6rem; }
+.card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: .6rem .8rem; margin-bottom: .6rem;
+        background: var(--background-fill-secondary); scroll-margin-top: .5rem; }
+.card:target { outline: 2px solid var(--color-accent); }
+.card.uncited { opacity: .72; }
+.card header { display: flex; flex-wrap: wrap; gap: .45rem; align-items: baseline; }
+.card .venue, .card .score, .card footer, .card .authors { color: var(--body-text-color-subdued); font-size: .85em; }
+.card .title { font-style: italic; margin: .3rem 0 0; }
+.card .abstract { font-size: .9em; line-height: 1.45; margin: .4rem 0; }
+.card mark { background: #fde68a; color: #111827; padding: 0 .1em; border-radius: 2px; }
+.card .tag { font-size: .75em; border: 1px solid var(--border-color-primary); border-radius: 999px; padding: 0 .5em; }
+.card .tag.cited { background: var(--color-accent-soft); }
+.pending { color: var(--body-text-color-subdued); font-style: italic; }
+#chat table { font-size: .9em; }
+#chat td, #chat th { word-break: normal; overflow-wrap: normal; hyphens: auto; }
+#chat td:first-child { min-width: 7.5em; font-weight: 600; }
+"""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A one-click example for the bundled collection; shown only when the
+    papers it names are indexed."""
+
+    label: str
+    mode: str
+    needs: tuple[str, ...]
+    text: str = ""
+    a: str = ""
+    b: str = ""
+
+
+EXAMPLES = (
+    Example("What is SPINT?", ASK, ("SPINT",), text="What is SPINT?"),
+    Example("Summarize the EEG foundation model papers", SUMMARY, ("CSBrain", "REVE"), text="EEG foundation models"),
+    Example("Compare CSBrain vs REVE", COMPARE, ("CSBrain", "REVE"), a="CSBrain", b="REVE"),
+)
+
+
+@dataclass
+class Session:
+    """One browser session: its conversation (follow-ups are rewritten from
+    its history), its chat messages and the rendered sources of each answer."""
+
+    conversation: Conversation
+    messages: list[dict[str, str]] = field(default_factory=list)
+    sections: list[str] = field(default_factory=list)
+
+
+class EndpointStatus:
+    """Which LLM answers, for the status line. Resolving the endpoint may start
+    the local llama.cpp server (seconds), so it happens in a background
+    thread and the page is served at once."""
+
+    def __init__(self, assistant: Assistant, papers: list[Paper]) -> None:
+        self.assistant = assistant
+        self.settled = False
+        self.collection = _collection_text(papers)
+        base_url = assistant.settings.base_url
+        self.kind, self.text = "starting", (f"LLM: connecting to {base_url}…" if base_url
+                                            else "LLM: local model starting…")
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="ui-endpoint", daemon=True).start()
+
+    def _run(self) -> None:
+        """Warm the retriever (embedding model, BM25) so the first question
+        does not pay for it, then resolve the endpoint."""
+        self._warm_up()
+        try:
+            self._ready()
+        except AssistantError as exc:
+            self._failed(str(exc))
+        except Exception as exc:  # a bug must not leave the status line saying "starting" forever
+            log.exception("resolving the LLM endpoint failed")
+            self._failed(f"unexpected {type(exc).__name__}: {exc}")
+        self.settled = True
+
+    def _warm_up(self) -> None:
+        try:
+            self.assistant.retriever.search("warm up", k=1)
+        except Exception:  # optional: the first question then pays for it, or reports the problem
+            log.warning("warming up the retriever failed", exc_info=True)
+
+    def _ready(self) -> None:
+        endpoint = self.assistant.llm.endpoint
+        self.kind = "ready"
+        self.text = (f"LLM: local model {endpoint.model} (llama.cpp at {endpoint.base_url})" if endpoint.local
+                     else f"LLM: {endpoint.model} at {endpoint.base_url}")
+
+    def _failed(self, message: str) -> None:
+        self.kind, self.text = "failed", f"LLM unavailable, answers are extractive: {message}"
+
+    def note(self, result: AnswerResult) -> None:
+        """Follow what the last answer showed: the endpoint failed, or came back."""
+        if result.error:
+            self._failed(result.error)
+        elif result.model and self.kind != "ready":
+            self._ready()
+
+    def html(self) -> str:
+        return render.status_line(self.kind, f"{self.text} · {self.collection}")
+
+
+def _collection_text(papers: list[Paper]) -> str:
+    venues = Counter(p.venue or "no venue" for p in papers)
+    return f"{len(papers)} papers indexed ({', '.join(f'{v}: {n}' for v, n in sorted(venues.items()))})"
+
+
+class Exports:
+    """Answers written as markdown for the download button, in a temp folder
+    removed when the process exits."""
+
+    def __init__(self) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="paper-assistant-ui-")
+
+    def write(self, result: AnswerResult) -> Path:
+        slug = re.sub(r"[^a-z0-9]+", "-", result.question.casefold()).strip("-")[:60] or "answer"
+        path = Path(tempfile.mkdtemp(dir=self._folder.name)) / f"{slug}.md"
+        path.write_text(result.to_markdown(), encoding="utf-8")
+        return path
+
+
+def _matches(paper: Paper, venue: str, words: str) -> bool:
+    """Whether the browse filter keeps ``paper``: its venue, and every word
+    somewhere in its names, authors, keywords or abstract."""
+    if venue != ALL_VENUES and paper.venue != venue:
+        return False
+    text = f"{paper.name} {paper.alias} {paper.title} {paper.authors} {paper.keywords} {paper.abstract}".casefold()
+    return all(word in text for word in words.casefold().split())
+
+
+def _rows(papers: list[Paper]) -> list[list[str]]:
+    return [[p.name, p.venue, render.first_line(p.abstract), p.paper_id] for p in papers]
+
+
+def _venue(value: str | None) -> str | None:
+    return None if not value or value == ALL_VENUES else value
+
+
+#: The outputs of an answer, in order: chat, sources panel, export button,
+#: session state, status line, question box.
+AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any]
+
+
+class Handlers:
+    """What the UI does, over one Assistant shared by every session: the
+    event handlers, without the layout. Reads the paper list once (an
+    IndexMissing error here means nothing was ingested) and starts resolving
+    the LLM endpoint."""
+
+    def __init__(self, assistant: Assistant) -> None:
+        self.assistant = assistant
+        self.papers = assistant.index.papers()
+        self.by_id = {p.paper_id: p for p in self.papers}
+        self.by_name = {p.name: p.paper_id for p in self.papers}
+        self.venues = [ALL_VENUES, *sorted({p.venue for p in self.papers})]
+        self.choices = [(f"{p.name} · {p.venue}", p.paper_id) for p in self.papers]
+        self.examples = [e for e in EXAMPLES if set(e.needs) <= self.by_name.keys()]
+        self.status = EndpointStatus(assistant, self.papers)
+        self.status.start()
+        self.exports = Exports()
+
+    # -- chat ----------------------------------------------------------------
+    def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
+                session: Session | None) -> Iterator[AnswerUpdate]:
+        """Stream one answer: the user's message, the cards as soon as the
+        sources are known, the reply as it is written, then the checked answer
+        with linked citations, highlighted cards and the export file."""
+        session = session or Session(self.assistant.conversation())
+        text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
+        if (mode == COMPARE and not (a and b)) or (mode != COMPARE and not text):
+            gr.Warning("Pick two papers to compare." if mode == COMPARE else "Type a question or topic first.")
+            yield (gr.skip(),) * 6
+            return
+        question = {COMPARE: f"Compare {self._label(a)} with {self._label(b)}",
+                    SUMMARY: f"Topic summary: {text}"}.get(mode, text)
+        turn = len(session.sections) + 1
+        session.messages += [{"role": "user", "content": render.chat_text(question)},
+                             {"role": "assistant", "content": "_Searching the collection…_"}]
+        yield self._progress(session, render.sources_section(turn, question, None), clear=True)
+        streamed = ""
+        try:
+            for event in self._events(mode, text, _venue(venue), a, b, session):
+                if isinstance(event, Sources):
+                    session.messages[-1]["content"] = render.reading(len(event.sources))
+                    yield self._progress(session, render.sources_section(turn, question, event.sources))
+                elif isinstance(event, Token):
+                    streamed += event.text
+                    session.messages[-1]["content"] = render.streaming_text(streamed)
+                    yield (self._chat(session),) + (gr.skip(),) * 5
+                elif isinstance(event, Final):
+                    yield self._finish(event.result, mode, question, turn, session)
+        except AssistantError as exc:
+            yield self._failed(str(exc), session)
+        except Exception as exc:  # a bug: logged with its traceback, shown as one line
+            log.exception("answering %r failed", question)
+            yield self._failed(f"Unexpected {type(exc).__name__}: {exc} (details in the server log).", session)
+
+    def _label(self, picked: str) -> str:
+        return self.by_id[picked].name if picked in self.by_id else picked
+
+    def _events(self, mode: str, text: str, venue: str | None, a: str, b: str, session: Session) -> Iterator[Any]:
+        if mode == COMPARE:
+            return self.assistant.compare(a, b)
+        if mode == SUMMARY:
+            return self.assistant.summarize(text, venue=venue)
+        return session.conversation.send(text, venue=venue)
+
+    @staticmethod
+    def _chat(session: Session) -> list[dict[str, str]]:
+        return [dict(m) for m in session.messages]  # copies: Gradio diffs each update against the last
+
+    def _progress(self, session: Session, current: str, clear: bool = False) -> AnswerUpdate:
+        """The chat and the sources panel with the answer being written;
+        ``clear``: also hide the last export and empty the question box."""
+        panel = render.sources_panel([*session.sections, current])
+        if clear:
+            return self._chat(session), panel, gr.DownloadButton(visible=False), session, gr.skip(), ""
+        return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip()
+
+    def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session) -> AnswerUpdate:
+        if mode != ASK:  # so that a follow-up can refer to a summary or comparison too
+            session.conversation.history.append((question, result.answer))
+        session.messages[-1]["content"] = render.answer_message(result, turn)
+        session.sections.append(render.sources_section(turn, question, result.sources, result))
+        self.status.note(result)
+        return (self._chat(session), render.sources_panel(session.sections),
+                gr.DownloadButton(value=self.exports.write(result), visible=True), session, self.status.html(),
+                gr.skip())
+
+    def _failed(self, message: str, session: Session) -> AnswerUpdate:
+        session.messages[-1]["content"] = render.error_message(message)
+        return self._chat(session), render.sources_panel(session.sections), gr.skip(), session, gr.skip(), gr.skip()
+
+    def fill(self, example: Example) -> Callable[[], tuple[str, str, str | None, str | None]]:
+        """A handler that puts ``example`` into the mode, question and pickers."""
+        return lambda: (example.mode, example.text, self.by_name.get(example.a), self.by_name.get(example.b))
+
+    @staticmethod
+    def new_conversation() -> tuple[Any, ...]:
+        return [], render.sources_panel([]), gr.DownloadButton(visible=False), None
+
+    @staticmethod
+    def mode_view(mode: str) -> tuple[Any, ...]:
+        return (gr.Row(visible=mode != COMPARE), gr.Row(visible=mode == COMPARE),
+                gr.Textbox(placeholder=PLACEHOLDERS.get(mode, "")))
+
+    def status_tick(self) -> tuple[str, gr.Timer]:
+        """The status line, polled until the endpoint is resolved."""
+        return self.status.html(), gr.Timer(active=not self.status.settled)
+
+    # -- browse ----------------------------------------------------------------
+    def browse(self, venue: str, words: str) -> list[list[str]]:
+        return _rows([p for p in self.papers if _matches(p, venue, words or "")])
+
+    def select(self, evt: gr.SelectData) -> tuple[Any, ...]:
+        """A row picked: remember its paper, show it, enable its buttons."""
+        paper = self.by_id.get(evt.row_value[-1]) if evt.row_value else None
+        if paper is None:
+            return (gr.skip(),) * 5
+        return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 3)
+
+    def ask_about(self, paper_id: str) -> tuple[Any, ...]:
+        return gr.Tabs(selected="chat"), ASK, f'What does "{self.by_id[paper_id].name}" propose?'
+
+    @staticmethod
+    def compare_as(paper_id: str) -> tuple[Any, ...]:
+        return gr.Tabs(selected="chat"), COMPARE, paper_id
+
+
+@dataclass
+class ChatTab:
+    mode: gr.Radio
+    venue: gr.Dropdown
+    chatbot: gr.Chatbot
+    ask_row: gr.Row
+    message: gr.Textbox
+    send: gr.Button
+    compare_row: gr.Row
+    pick_a: gr.Dropdown
+    pick_b: gr.Dropdown
+    compare: gr.Button
+    examples: list[tuple[gr.Button, Example]]
+    clear: gr.Button
+    export: gr.DownloadButton
+    sources: gr.HTML
+
+
+@dataclass
+class BrowseTab:
+    venue: gr.Dropdown
+    words: gr.Textbox
+    table: gr.Dataframe
+    detail: gr.HTML
+    ask: gr.Button
+    as_a: gr.Button
+    as_b: gr.Button
+
+
+def _chat_tab(h: Handlers) -> ChatTab:
+    """The chat beside its sources panel; the question box or the two
+    pickers, by mode; examples, new conversation and export below."""
+    with gr.Row():
+        with gr.Column(scale=3):
+            with gr.Row():
+                mode = gr.Radio([ASK, SUMMARY, COMPARE], value=ASK, label="Mode", scale=3, elem_id="mode")
+                venue = gr.Dropdown(h.venues, value=ALL_VENUES, label="Venue (Ask, Topic summary)", scale=2,
+                                    elem_id="venue")
+            chatbot = gr.Chatbot(label="Answers", height=540, sanitize_html=True, feedback_options=None,
+                                 buttons=["copy", "copy_all"], elem_id="chat",
+                                 placeholder="Answers with citations appear here.")
+            with gr.Row() as ask_row:
+                message = gr.Textbox(show_label=False, placeholder=PLACEHOLDERS[ASK], scale=5, elem_id="message")
+                send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
+            with gr.Row(visible=False) as compare_row:
+                pickers = [gr.Dropdown(h.choices, value=None, label=f"Paper {side}", filterable=True,
+                                       allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
+                           for side in "AB"]
+                compare = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
+            with gr.Row(visible=bool(h.examples)):
+                examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
+            with gr.Row():
+                clear = gr.Button("New conversation", size="sm")
+                export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
+        with gr.Column(scale=2):
+            sources = gr.HTML(render.sources_panel([]), elem_id="sources")
+    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, *pickers, compare, examples, clear,
+                   export, sources)
+
+
+def _browse_tab(h: Handlers) -> BrowseTab:
+    """The collection as a table, filtered by venue and words; the selected
+    paper in full, with buttons that hand it to the chat."""
+    with gr.Row():
+        venue = gr.Dropdown(h.venues, value=ALL_VENUES, label="Venue", scale=1, elem_id="browse-venue")
+        words = gr.Textbox(label="Words", placeholder="name, title, author or words of the abstract", scale=3,
+                           elem_id="browse-words")
+    table = gr.Dataframe(_rows(h.papers), headers=BROWSE_HEADERS, interactive=False, wrap=True, max_height=460,
+                         column_widths=["18%", "12%", "55%", "15%"], elem_id="browse-table")
+    detail = gr.HTML('<p class="pending">Select a paper to read it, ask about it or compare it.</p>',
+                     elem_id="browse-detail")
+    with gr.Row():
+        ask = gr.Button("Ask about this paper", interactive=False, elem_id="ask-about")
+        as_a = gr.Button("Compare as paper A", interactive=False, elem_id="as-a")
+        as_b = gr.Button("Compare as paper B", interactive=False, elem_id="as-b")
+    return BrowseTab(venue, words, table, detail, ask, as_a, as_b)
+
+
+def build_app(assistant: Assistant) -> gr.Blocks:
+    """The whole UI over ``assistant``: chat with sources beside it, and the
+    collection to browse."""
+    h = Handlers(assistant)
+    hidden: dict[str, Any] = {"show_progress": "hidden"}
+    with gr.Blocks(title="paper-assistant", analytics_enabled=False) as demo:
+        session, selected = gr.State(None), gr.State(None)
+        with gr.Row(equal_height=True):
+            gr.HTML("<h1 style='margin:0'>paper-assistant</h1>", scale=0, min_width=220)
+            status = gr.HTML(h.status.html(), elem_id="status")
+        timer = gr.Timer(1.0)
+        with gr.Tabs() as tabs:
+            with gr.Tab("Chat", id="chat"):
+                chat = _chat_tab(h)
+            with gr.Tab("Browse", id="browse"):
+                browse = _browse_tab(h)
+
+        answer: dict[str, Any] = {
+            "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
+            "outputs": [chat.chatbot, chat.sources, chat.export, session, status, chat.message],
+            "concurrency_id": "answer", **hidden,
+        }
+        gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
+        for button, example in chat.examples:
+            button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.pick_a, chat.pick_b],
+                         **hidden).then(**answer)
+        gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation,
+              outputs=[chat.chatbot, chat.sources, chat.export, session], **hidden)
+        chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
+        gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
+        gr.on([browse.venue.change, browse.words.change], h.browse, [browse.venue, browse.words], browse.table,
+              trigger_mode="always_last", **hidden)
+        browse.table.select(h.select, outputs=[selected, browse.detail, browse.ask, browse.as_a, browse.as_b],
+                            **hidden)
+        browse.ask.click(h.ask_about, selected, [tabs, chat.mode, chat.message], **hidden)
+        browse.as_a.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_a], **hidden)
+        browse.as_b.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_b], **hidden)
+    return demo
+
+
+def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
+           prevent_thread_lock: bool = False, quiet: bool = False) -> gr.Blocks:
+    """Serve the UI over one Assistant for ``settings``. Binds 127.0.0.1
+    unless told otherwise. Blocks until Ctrl-C unless ``prevent_thread_lock``;
+    returns the running Blocks (``close()`` stops it)."""
+    if host not in {"127.0.0.1", "localhost", "::1"} and auth is None:
+        log.warning("serving on %s without auth: anyone who can reach port %d can use the assistant", host, port)
+    demo = build_app(Assistant(settings))
+    demo.queue(default_concurrency_limit=CONCURRENCY)
+    try:
+        demo.launch(server_name=host, server_port=port, auth=auth, prevent_thread_lock=prevent_thread_lock,
+                    quiet=quiet, share=False, show_error=False, ssr_mode=False, mcp_server=False, pwa=False,
+                    footer_links=[], theme=THEME, css=CSS)
+    except OSError as exc:
+        raise ConfigError(f"Cannot serve the UI on {host}:{port} ({exc}): pass another --port.") from exc
+    return demo
