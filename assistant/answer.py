@@ -279,7 +279,8 @@ class Assistant:
         if extractive:
             text = _extractive(evidence)
         abstained = not evidence or (not extractive and is_refusal(text))
-        claims = [] if abstained else attribute(text, evidence, self.index.embedder, self.settings.support_threshold)
+        claims = [] if abstained else attribute(text, evidence, self.index.embedder, self.settings.support_threshold,
+                                                question)
         checked = [c for c in claims if c.scores]
         if checked and all(c.status == "unsupported" for c in checked):
             abstained, claims = True, []  # nothing the model said is in the abstracts: that is a refusal

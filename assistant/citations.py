@@ -6,7 +6,9 @@ every source (MiniLM cosine): a missing citation is added, one pointing at a
 paper that does not support the sentence is corrected, a number that was
 never given is dropped, and a sentence no source supports is marked. Then
 citations are renumbered in order of first use. Invalid citations are thus
-impossible by construction.
+impossible by construction. A sentence carrying a number or a name found in
+no source is unsupported whatever its similarity: that is how a small model
+confabulates ("pretrained for 10 days").
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import numpy as np
 from assistant.chunking import sentences
 from assistant.embedding import MiniLMEmbedding
 from assistant.evidence import Evidence
+from assistant.naming import is_coined
 
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -85,9 +88,22 @@ def _mostly_cjk(text: str) -> bool:
     return len(_CJK.findall(text)) > 0.3 * len(text.replace(" ", ""))
 
 
-def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float) -> list[SentenceSupport]:
-    """Check, add and correct the citations of every answer sentence."""
+def _salient(text: str) -> set[str]:
+    """Numbers and coined names in a text: what a model invents when it
+    confabulates ('1e-5', '10 hours', 'GPT-4'), normalised for matching."""
+    numbers = {n.replace(",", "") for n in re.findall(r"\d+(?:[.,]\d+)*", text)}
+    names = {w.casefold() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*", text) if is_coined(w)}
+    return numbers | names
+
+
+def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
+              question: str = "") -> list[SentenceSupport]:
+    """Check, add and correct the citations of every answer sentence. A
+    sentence stating a number or a name that no source (nor the question)
+    contains is unsupported, however similar it reads."""
     valid = {e.n for e in evidence}
+    asked = _salient(question)
+    known = {e.n: _salient(e.paper.abstract) | asked for e in evidence}
     claims = split_claims(answer, valid)
     checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS and not _mostly_cjk(c.text)]
     if not checkable or not evidence:
@@ -106,6 +122,8 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.status = "corrected" if claim.cited else "added"
             claim.cited = [best]
         else:
+            claim.status = "unsupported"
+        if claim.status != "unsupported" and _salient(claim.text) - set().union(*(known[n] for n in claim.cited)):
             claim.status = "unsupported"
     return claims
 

@@ -10,6 +10,7 @@ Answer runs are cached per question, so an interrupted run resumes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import statistics
@@ -262,7 +263,8 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model
-        cache = out_dir / f".cache-{model}-{report['date']}.jsonl"
+        prompts_id = hashlib.sha256((prompts.SYSTEM_PROMPT + prompts.ASK + prompts.SUMMARIZE).encode()).hexdigest()[:8]
+        cache = out_dir / f".cache-{model}-{prompts_id}-{report['date']}.jsonl"  # new prompts, new answers
         rows = answer_rows(assistant, gold, cache, progress)
         report["answers"] = answer_metrics(rows, gold) | {"model": model}
         lines += _answer_table(report["answers"], model)

@@ -212,7 +212,6 @@ class LocalServer:
             "--n_threads", str(self.settings.local_threads or os.cpu_count() or 1),
             "--n_batch", "512",
             "--flash_attn", "true",
-            "--cache", "true",
             "--verbose", "false",
         ]
 
