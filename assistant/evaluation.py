@@ -136,30 +136,40 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         compared = next(e.result for e in assistant.compare(*names) if isinstance(e, Final))
         cells = [cell for r in compared.extra["table"] for cell in (r["a"], r["b"])]
         row["table_cells"], row["table_filled"] = len(cells), sum(1 for c in cells if c != prompts.NOT_STATED)
+    return row
+
+
+def _closed_book(assistant: Assistant, q: GoldQuestion) -> dict[str, Any]:
+    """The baseline: the same model asked with no abstracts."""
     closed = assistant.llm.complete([ChatMessage(role=MessageRole.USER,
                                                  content=prompts.CLOSED_BOOK.format(question=q.question))])
-    row["closed_book"] = {"answer": closed, "abstained": is_refusal(closed),
-                          "facts_found": facts_found(closed, q.facts)}
-    return row
+    return {"id": q.id, "closed_book": {"answer": closed, "abstained": is_refusal(closed),
+                                        "facts_found": facts_found(closed, q.facts)}}
 
 
 def answer_rows(assistant: Assistant, gold: list[GoldQuestion], cache: Path, progress: bool | None = None
                 ) -> list[dict[str, Any]]:
-    """Every gold question answered (or read back from ``cache``, a JSONL file
-    that makes the run resumable)."""
+    """Every gold question answered, then asked closed-book, each read back
+    from ``cache`` (a JSONL file that makes the run resumable) when done before.
+    The two passes run apart so consecutive answers share the server's cached
+    system-prompt prefix, as a user's consecutive questions do."""
     done: dict[str, dict[str, Any]] = {}
     if cache.exists():
         for line in cache.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            done[row["id"]] = row
+            done.setdefault(row["id"], {}).update(row)
     key_of = {p.paper_id: p.key for p in assistant.index.lexical[1]}
     cache.parent.mkdir(parents=True, exist_ok=True)
+    passes = [("Answering", "answer", lambda q: _run_question(assistant, q, key_of)),
+              ("Closed book", "closed_book", lambda q: _closed_book(assistant, q))]
     with cache.open("a", encoding="utf-8") as out:
-        for q in tqdm(gold, desc="Answering", unit="question", disable=progress is False, leave=False):
-            if q.id not in done:
-                done[q.id] = _run_question(assistant, q, key_of)
-                out.write(json.dumps(done[q.id], ensure_ascii=False) + "\n")
-                out.flush()
+        for label, field_name, run in passes:
+            for q in tqdm(gold, desc=label, unit="question", disable=progress is False, leave=False):
+                if field_name not in done.get(q.id, {}):
+                    row = run(q)
+                    done.setdefault(q.id, {}).update(row)
+                    out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    out.flush()
     return [done[q.id] for q in gold]
 
 
