@@ -305,7 +305,9 @@ def test_markup_in_abstracts_and_answers_stays_inert(
     records.write_text(json.dumps(XSS_RECORD) + "\n", encoding="utf-8")
     settings = ui_settings(tmp_path / "storage", server)
     PaperIndex(settings, embedder).ingest(load_papers([records]), progress=False)
-    server.reply(lambda body: echo(body) + ' <img src=x onerror="window.__xss=8"> [x](javascript:window.__xss=9)'
+    # The markup is its own sentence: the echoed one is supported, so the answer
+    # is shown (a reply with nothing supported would be replaced by the refusal).
+    server.reply(lambda body: echo(body) + ' Injecto <img src=x onerror="window.__xss=8"> [x](javascript:window.__xss=9)'
                                            " <script>window.__xss=10</script>")
     with serving(settings) as served, opened(browser, served.url) as page:
         ask(page, "What is Injecto?")
