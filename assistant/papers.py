@@ -231,17 +231,18 @@ def _papers_from_records(records: Iterable[tuple[str, Any]], skipped: list[Skip]
 
 
 def _load_file(path: Path, skipped: list[Skip]) -> list[Paper]:
+    """One file's papers, read by the format its suffix names."""
     text = _read_text(path)
     suffix = path.suffix.lower()
     if suffix == ".txt":
-        papers = list(_load_plain(path, text, skipped))
-    elif suffix == ".jsonl":
-        papers = list(_papers_from_records(_records_jsonl(path, text, skipped), skipped))
+        return list(_load_plain(path, text, skipped))
+    if suffix == ".jsonl":
+        records = _records_jsonl(path, text, skipped)
     elif suffix == ".json":
-        papers = list(_papers_from_records(_records_json(path, text), skipped))
+        records = _records_json(path, text)
     else:
-        papers = list(_papers_from_records(_records_csv(path, text), skipped))
-    return papers
+        records = _records_csv(path, text)
+    return list(_papers_from_records(records, skipped))
 
 
 def _expand(paths: Iterable[Path]) -> list[Path]:
