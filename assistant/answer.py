@@ -1,9 +1,14 @@
-"""Answers from the retrieved abstracts: ask, chat, topic summaries, comparisons.
+"""Answers from the retrieved abstracts: chat, questions, topic summaries,
+comparisons and lists, each a stream of events (see ``assistant.result``).
 
-Each mode yields typed events (``Sources`` first, then ``Token`` deltas as
-the model writes, then ``Final`` with the checked answer), which the CLI
-prints and the UI renders. When the LLM fails, the sources still come and the
-answer is extractive: the most relevant sentences, cited, marked as such.
+A chat message is routed first (``assistant.intent``): a summary request
+gets the summary path, a comparison the compare path, "which papers…" a
+cited list, so that no request is forced through the single-question path
+and refused. Answers about several papers are built by construction: each
+paper's line is that paper's own quoted sentence, cited to it, and the
+model writes only the synthesis around them, which the citation check then
+holds to the paper each sentence names. When the LLM fails, the sources
+still come and the answer is quoted from the abstracts, marked as such.
 """
 
 from __future__ import annotations
@@ -12,128 +17,39 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from assistant import prompts
-from assistant.aspects import aspect_table
-from assistant.citations import attribute, numbering, support_json
+from assistant import intent, prompts
+from assistant.aspects import aspect_table, gist_sentence
+from assistant.citations import SentenceSupport, render_claims
 from assistant.errors import LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
+from assistant.finalize import Checks, finalize, quoted, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, resolve_endpoint
 from assistant.papers import Paper
+from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token
 from assistant.retrieve import Hit, PaperRetriever
 from assistant.settings import Settings
 
+__all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Token",
+           "language_of"]
+
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-#: Sentences in an extractive answer, and how close to the best each must score.
-EXTRACTIVE_SENTENCES = 3
-EXTRACTIVE_RELATIVE = 0.7
 #: Seconds before an endpoint that failed to resolve (or a local server that
 #: failed to start) is tried again.
 RETRY_ENDPOINT_AFTER_S = 30.0
 #: A hit enters the prompt when its fused score is at least this share of the best.
 FOCUS_RELATIVE = 0.3
-
-
-@dataclass(frozen=True)
-class Sources:
-    """The papers the answer will draw on, known before the first token."""
-
-    sources: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Token:
-    """A piece of the model's reply as it streams (citations not yet checked)."""
-
-    text: str
-
-
-@dataclass
-class AnswerResult:
-    """The checked answer and everything the ``--json`` contract carries."""
-
-    mode: str
-    question: str
-    query: str
-    answer: str
-    citations: list[dict[str, Any]]
-    sources: list[dict[str, Any]]
-    abstained: bool
-    model: str
-    timings: dict[str, float]
-    support: list[dict[str, Any]] = field(default_factory=list)
-    extractive: bool = False
-    error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        payload = {
-            "question": self.question, "answer": self.answer, "citations": self.citations,
-            "sources": self.sources, "abstained": self.abstained, "model": self.model,
-            "timings": self.timings, "mode": self.mode, "query": self.query, "support": self.support,
-            "extractive": self.extractive, "error": self.error,
-        }
-        return payload | self.extra
-
-    def to_markdown(self) -> str:
-        """The answer with its table (compare) and reference list, for export."""
-        lines = [f"# {self.question}", "", self.answer, ""]
-        if self.extractive:
-            lines[2:2] = [f"> The LLM was unavailable ({self.error}); these sentences are quoted from the abstracts.", ""]
-        if self.extra.get("table"):
-            names = [p["title"] for p in self.extra["papers"]]
-            lines += [f"| aspect | {names[0]} | {names[1]} |", "|---|---|---|"]
-            lines += [f"| {row['aspect']} | {_cell(row['a'])} | {_cell(row['b'])} |" for row in self.extra["table"]]
-            lines.append("")
-        lines += ["## References", ""]
-        lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
-                  + ("" if s["n"] <= len(self.citations) else " — not cited") for s in self.sources]
-        return "\n".join(lines) + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-@dataclass(frozen=True)
-class Final:
-    """The last event: the checked answer."""
-
-    result: AnswerResult
-
-
-Event = Sources | Token | Final
+#: Words of a paper's quoted line in a summary or list at most.
+GIST_WORDS = 45
 
 
 def language_of(text: str) -> str:
     """The language to answer in: Chinese (or Japanese/Korean script) or English."""
     return "Chinese" if _CJK.search(text) else "English"
-
-
-def is_refusal(text: str) -> bool:
-    """True when the model said the abstracts do not hold the answer."""
-    folded = " ".join(text.casefold().split())
-    return not folded or prompts.REFUSAL.casefold().rstrip(".") in folded
-
-
-def _source_json(e: Evidence, n: int) -> dict[str, Any]:
-    paper = e.paper
-    return {"n": n, "paper_id": paper.paper_id, "title": paper.name, "venue": paper.venue,
-            "score": round(e.hit.score, 4), "abstract": paper.abstract, "evidence": e.text()}
-
-
-def _extractive(evidence: list[Evidence]) -> str:
-    """The most relevant quoted sentences, cited: the answer when no LLM can
-    give one. Sentences far below the best are left out."""
-    ranked = sorted(((score, sentence, e.n) for e in evidence for score, sentence in e.best_sentences()), reverse=True)
-    top = ranked[0][0] if ranked else 0.0
-    return " ".join(f"{sentence} [{n}]" for score, sentence, n in ranked[:EXTRACTIVE_SENTENCES]
-                    if score >= EXTRACTIVE_RELATIVE * top)
 
 
 def _focus(hits: list[Hit]) -> list[Hit]:
@@ -146,6 +62,29 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 1)
 
 
+def _gist(e: Evidence) -> str:
+    """The paper's own sentence saying what it does, shortened to a line."""
+    words = e.sentences[gist_sentence(e.sentences)].split()
+    return " ".join(words[:GIST_WORDS]) + (" …" if len(words) > GIST_WORDS else "")
+
+
+def _paper_lines(evidence: list[Evidence]) -> list[SentenceSupport]:
+    """One line per paper, its own quoted sentence cited to itself: built,
+    not generated, so a paper can never be described with another's words."""
+    lines = [SentenceSupport(text=f"{e.paper.name}: “{_gist(e)}”", cited=[e.n], lead="\n- ", status="quoted")
+             for e in evidence]
+    if lines:
+        lines[0].lead = "\n\n- "  # a blank line between the model's synthesis and the list
+    return lines
+
+
+def _messages(content: str) -> list[ChatMessage]:
+    """Every request starts with the same system prompt, so the server reuses
+    its evaluated prefix (a follow-up's rewrite would otherwise evict it)."""
+    return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.SYSTEM_PROMPT),
+            ChatMessage(role=MessageRole.USER, content=content)]
+
+
 class Assistant:
     """The library's front door: one per process, shared by CLI and UI."""
 
@@ -154,6 +93,7 @@ class Assistant:
         self.index = index or PaperIndex(settings)
         self.retriever = PaperRetriever(self.index, k=settings.answer_papers)
         self.selector = EvidenceSelector(self.index.embedder)
+        self.checks = Checks(self.index.embedder, settings.support_threshold, settings.answerable_relevance)
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
@@ -176,71 +116,133 @@ class Assistant:
             return self._llm
 
     # -- the modes ----------------------------------------------------------
-    def ask(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
-        """Answer ``question`` from the best few papers. ``asked`` is the
-        user's own words when ``question`` is a rewritten follow-up."""
-        start = time.perf_counter()
-        query, evidence, prompt = self.prepare_ask(question, venue, asked)
-        yield from self._generate("ask", asked or question, query, evidence, prompt, start)
+    def respond(self, message: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
+        """A message in the user's words, sent down the path it asks for.
+        ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
+        route = intent.route(message, self.index.lexical[0].named)
+        yield Routed(route.kind, route.reason)
+        corpus = self.index.lexical[1]
+        if route.kind == "compare":
+            yield from self.compare_papers([corpus[i] for i in route.papers[:2]], asked or message)
+        elif route.kind == "summarize":
+            yield from self.summarize(message, venue=venue, asked=asked)
+        elif route.metadata:
+            yield from self.paper_facts(message, [corpus[i] for i in route.papers], asked)
+        elif route.kind == "list":
+            yield from self.list_papers(message, venue, asked)
+        else:
+            yield from self.ask(message, venue=venue, asked=asked, keywords=route.keywords)
 
-    def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None
-                    ) -> tuple[str, list[Evidence], str]:
+    def ask(self, question: str, venue: str | None = None, asked: str | None = None,
+            keywords: bool = False) -> Iterator[Event]:
+        """Answer ``question`` from the best few papers. A bare keyword query
+        asks which paper it points to and what that paper does."""
+        start = time.perf_counter()
+        query, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
+        yield from self._answer("ask", asked or question, query, evidence, prompt, start)
+
+    def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None,
+                    keywords: bool = False) -> tuple[str, list[Evidence], str]:
         """The search query, the evidence and the user prompt for a question."""
         query = self._search_query(question)
         hits = _focus(self.retriever.search(query, k=self.settings.answer_papers, venue=venue))
-        evidence = self.selector.select(query, hits, self.settings.evidence_sentences, self.settings.evidence_tokens)
-        prompt = prompts.ASK.format(sources=self._format(evidence), question=question,
+        evidence = self.selector.select(query, hits, self.settings.evidence_sentences, self.settings.evidence_tokens,
+                                        whole=self.settings.whole_abstract_tokens)
+        shown = prompts.KEYWORDS.format(keywords=question) if keywords else question
+        prompt = prompts.ASK.format(sources=self._format(evidence), question=shown,
                                     language=language_of(asked or question))
         return query, evidence, prompt
 
-    def summarize(self, topic: str, venue: str | None = None) -> Iterator[Event]:
-        """Overview of every paper about ``topic`` (a relevance cut-off, not a fixed k)."""
+    def summarize(self, topic: str, venue: str | None = None, asked: str | None = None,
+                  papers: list[Paper] | None = None) -> Iterator[Event]:
+        """Overview of every paper about ``topic`` (a relevance cut-off, not a
+        fixed k), or of the given ``papers``: one quoted line per paper, and
+        the model's cited synthesis above them."""
         start = time.perf_counter()
         query = self._search_query(topic)
-        pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
-        best = max((h.similarity for h in pool), default=0.0)
-        cutoff = max(self.settings.topic_min_similarity, best - self.settings.topic_window)
-        about = [h for h in pool if h.named or h.similarity >= cutoff]
-        shown = about[: self.settings.topic_max_papers]
-        budget = max(self.settings.evidence_tokens, 45 * len(shown))
-        evidence = self.selector.select(query, shown, 1, budget)
-        prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(shown),
-                                          language=language_of(topic))
-        extra = {"found": len(about), "shown": len(shown)}
-        yield from self._generate("summarize", topic, query, evidence, prompt, start, extra)
+        about = self._topic_hits(query, venue) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
+        evidence = self._gist_evidence(query, about[: self.settings.topic_max_papers])
+        prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
+                                          language=language_of(asked or topic))
+        lines = _paper_lines(evidence)
+        extra = {"found": len(about), "shown": len(evidence)}
+        yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
+
+    def list_papers(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
+        """"Which papers…" as a cited list of every matching paper, each
+        line the paper's own sentence: built from the index, no model."""
+        start = time.perf_counter()
+        query = self._search_query(question)
+        evidence = self._gist_evidence(query, self._topic_hits(query, venue)[: self.settings.topic_max_papers])
+        yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": len(evidence)},
+                                _paper_lines(evidence))
+
+    def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
+        """A paper's venue, year and title, from its record: the paper named,
+        else the one the question describes."""
+        start = time.perf_counter()
+        query = self._search_query(question)
+        paper = named[0] if named else self.retriever.resolve(query).paper
+        if paper is None:  # no one paper fits the description: answer it as a question
+            yield from self.ask(question, asked=asked)
+            return
+        evidence = self._gist_evidence(query, [Hit(paper, 1.0, 1.0, True)])
+        title = f", titled “{paper.title}”" if paper.title and paper.title != paper.name else ""
+        year = f" ({paper.year})" if paper.year and str(paper.year) not in paper.venue else ""
+        line = SentenceSupport(text=f"{paper.name} is a {paper.venue or 'paper of unknown venue'}{year} paper{title}.",
+                               cited=[1], status="quoted")
+        yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
 
     def compare(self, a: str, b: str) -> Iterator[Event]:
         """Aspect table filled from each abstract, then a cited narrative."""
-        start = time.perf_counter()
         papers = [self._resolve(a), self._resolve(b)]
         if papers[0].paper_id == papers[1].paper_id:
             raise NotFound(f"'{a}' and '{b}' are the same paper ({papers[0].name}): name two different papers.")
+        yield from self.compare_papers(papers, f"{a} vs {b}")
+
+    def compare_papers(self, papers: list[Paper], question: str) -> Iterator[Event]:
+        """The comparison of two resolved papers."""
+        start = time.perf_counter()
         hits = [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self.selector.select(f"{papers[0].name} {papers[1].name}", hits, 1, self.settings.evidence_tokens)
         table, used = aspect_table([e.sentences for e in evidence])
         for e, indices in zip(evidence, used, strict=True):
             e.chosen = indices or e.chosen  # the model sees what the table shows
         prompt = prompts.COMPARE.format(sources=self._format(evidence), a=papers[0].name, b=papers[1].name,
-                                        language=language_of(a + b))
+                                        language=language_of(question))
         extra = {
             "papers": [{"paper_id": p.paper_id, "title": p.name, "venue": p.venue} for p in papers],
             "table": table,
         }
-        yield from self._generate("compare", f"{a} vs {b}", f"{papers[0].name} vs {papers[1].name}", evidence,
-                                  prompt, start, extra)
+        yield from self._answer("compare", question, f"{papers[0].name} vs {papers[1].name}", evidence,
+                                prompt, start, extra)
 
     def conversation(self) -> Conversation:
         return Conversation(self)
 
     # -- shared steps ---------------------------------------------------------
+    def _topic_hits(self, query: str, venue: str | None) -> list[Hit]:
+        """Every paper about a topic: within a window of the best dense match
+        and above an absolute floor, or named outright."""
+        pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
+        best = max((h.similarity for h in pool), default=0.0)
+        cutoff = max(self.settings.topic_min_similarity, best - self.settings.topic_window)
+        return [h for h in pool if h.named or h.similarity >= cutoff]
+
+    def _gist_evidence(self, query: str, hits: list[Hit]) -> list[Evidence]:
+        """Each paper's gist sentence, which its listed line quotes and the model reads."""
+        evidence = self.selector.select(query, hits, 1, 0)
+        for e in evidence:
+            e.chosen = [gist_sentence(e.sentences)]
+        return evidence
+
     def _search_query(self, question: str) -> str:
         """Questions in another script are translated into an English search
         query first (MiniLM and BM25 see English abstracts)."""
         if language_of(question) == "English":
             return question
         try:
-            translated = self.llm.complete([ChatMessage(role=MessageRole.USER,
-                                                        content=prompts.TRANSLATE_QUERY.format(question=question))])
+            translated = self.llm.complete(_messages(prompts.TRANSLATE_QUERY.format(question=question)))
         except LLMUnavailable:
             return question
         return f"{translated.splitlines()[0] if translated else ''} {question}".strip()
@@ -257,53 +259,40 @@ class Assistant:
     def _format(self, evidence: list[Evidence]) -> str:
         return prompts.format_sources([(e.n, e.paper.name, e.paper.venue, e.text()) for e in evidence])
 
-    def _generate(self, mode: str, question: str, query: str, evidence: list[Evidence], prompt: str,
-                  start: float, extra: dict[str, Any] | None = None) -> Iterator[Event]:
-        """Stream the model's answer over ``evidence``, then check it."""
+    def _answer(self, mode: str, question: str, query: str, evidence: list[Evidence], prompt: str, start: float,
+                extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None) -> Iterator[Event]:
+        """Sources, a quoted draft at once, the model's stream (when there is
+        a ``prompt``), then the checked answer. ``lines`` are sentences built
+        by construction, placed after the model's."""
         retrieval_ms = _ms(start)
-        yield Sources([_source_json(e, e.n) for e in evidence])
-        text, error, ttft = "", None, None
-        model = ""
-        if evidence:
-            messages = [ChatMessage(role=MessageRole.SYSTEM, content=prompts.SYSTEM_PROMPT),
-                        ChatMessage(role=MessageRole.USER, content=prompt)]
+        yield Sources([source_json(e, e.n) for e in evidence])
+        draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
+        if draft:
+            yield Draft(draft)
+        text, error, ttft, model = "", None, None, ""
+        if evidence and prompt:
             try:
                 model = self.llm.endpoint.model
-                for delta in self.llm.stream(messages):
+                for delta in self.llm.stream(_messages(prompt)):
                     ttft = ttft if ttft is not None else _ms(start)
                     text += delta
                     yield Token(delta)
             except LLMUnavailable as exc:
                 error = str(exc)
-        extractive = error is not None
-        if extractive:
-            text = _extractive(evidence)
-        abstained = not evidence or (not extractive and is_refusal(text))
-        claims = [] if abstained else attribute(text, evidence, self.index.embedder, self.settings.support_threshold,
-                                                question)
-        checked = [c for c in claims if c.scores]
-        if checked and all(c.status == "unsupported" for c in checked):
-            abstained, claims = True, []  # nothing the model said is in the abstracts: that is a refusal
-        order = numbering(claims)
-        renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
-        by_n = {e.n: e for e in evidence}
-        sources = sorted((_source_json(by_n[n], new) for n, new in renumbered.items()), key=lambda s: s["n"])
-        answer = prompts.REFUSAL if abstained else " ".join(c.render(order) for c in claims if c.text)
-        result = AnswerResult(
-            mode=mode, question=question, query=query, answer=answer,
-            citations=[{k: s[k] for k in ("n", "paper_id", "title", "venue")} for s in sources if s["n"] <= len(order)],
-            sources=sources, abstained=abstained, model=model,
-            timings={"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0, "total_ms": _ms(start)},
-            support=support_json(claims, order, evidence), extractive=extractive, error=error,
-            extra=(extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens([prompts.SYSTEM_PROMPT,
-                                                                                          prompt]))},
-        )
+        result = finalize(mode, question, query, text, evidence, self.checks, error, lines,
+                          allow_quote=lines is None)
+        result.model = model
+        result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0,
+                          "total_ms": _ms(start)}
+        result.extra = (extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens(
+            [prompts.SYSTEM_PROMPT, prompt])) if prompt else 0}
         yield Final(result)
 
 
 class Conversation:
-    """A multi-turn chat: follow-ups are rewritten into standalone questions
-    from this conversation's own history before retrieval."""
+    """A multi-turn chat: a follow-up that leans on earlier turns ("how does
+    it compare with POCO?") is rewritten into a standalone message from this
+    conversation's own history before it is routed."""
 
     def __init__(self, assistant: Assistant, max_turns: int = 4) -> None:
         self.assistant = assistant
@@ -312,20 +301,21 @@ class Conversation:
 
     def standalone(self, message: str) -> str:
         """The follow-up rewritten with the conversation's context (or as is)."""
-        if not self.history:
+        if not self.history or not intent.needs_context(message):
             return message
         history = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in self.history[-self.max_turns:])
         try:
-            rewritten = self.assistant.llm.complete([ChatMessage(
-                role=MessageRole.USER, content=prompts.CONDENSE.format(history=history, question=message))])
+            rewritten = self.assistant.llm.complete(_messages(prompts.CONDENSE.format(history=history,
+                                                                                      question=message)))
         except LLMUnavailable:
             return f"{self.history[-1][0]} {message}"
         return rewritten.splitlines()[0].strip() if rewritten.strip() else message
 
     def send(self, message: str, venue: str | None = None) -> Iterator[Event]:
         """Answer one message of the conversation."""
-        for event in self.assistant.ask(self.standalone(message), venue=venue, asked=message):
+        for event in self.assistant.respond(self.standalone(message), venue=venue, asked=message):
             if isinstance(event, Final):
                 self.history.append((message, event.result.answer))
+                event.result.extra["route"] = event.result.mode
                 event.result.mode = "chat"
             yield event

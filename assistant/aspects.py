@@ -51,6 +51,12 @@ def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
     return chosen
 
 
+def gist_sentence(sentences: list[str]) -> int:
+    """The sentence that says what the paper does: its "we propose"
+    sentence, else the first one (abstracts that open with their claim)."""
+    return next((i for i, s in enumerate(sentences) if _INTRO.search(s)), 0)
+
+
 def aspect_table(papers_sentences: list[list[str]]) -> tuple[list[dict[str, str]], list[list[int]]]:
     """Rows {"aspect", "a", "b"} for two papers, and the sentence indices used per paper."""
     picks = [aspect_sentences(sents) for sents in papers_sentences]

@@ -27,23 +27,36 @@ from assistant.naming import is_coined
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+#: A short sentence that states nothing ("Not stated.", "N/A").
+_NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.I)
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
-Status = Literal["model", "added", "corrected", "unsupported"]
+#: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.
+Status = Literal["model", "added", "corrected", "quoted", "unsupported"]
 
 
 @dataclass
 class SentenceSupport:
-    """One answer sentence, the sources it cites, and how well they support it."""
+    """One answer sentence, the sources it cites, and how well they support it.
+
+    ``lead`` is what stood before the sentence in the model's text (a line
+    break, a list bullet), so lists and paragraphs survive checking.
+    ``misattributed`` records the model's own error, before any repair: the
+    sentence names one paper but cites another, or states a number or name
+    found only in a source it does not cite.
+    """
 
     text: str
     cited: list[int]
+    lead: str = ""
     scores: dict[int, float] = field(default_factory=dict)
     quotes: dict[int, int] = field(default_factory=dict)
     status: Status = "model"
+    misattributed: bool = False
 
     def render(self, numbering: dict[int, int]) -> str:
-        marks = "".join(f"[{numbering[n]}]" for n in self.cited)
+        marks = "".join(f"[{numbering[n]}]" for n in self.cited if n in numbering)
         if not marks:
             return self.text
         stripped = self.text.rstrip()
@@ -52,11 +65,11 @@ class SentenceSupport:
         return f"{body} {marks}{end}"
 
 
-def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
-    """Answer sentences with their valid citation numbers (markers removed)."""
-    parts = sentences(answer.replace("\n", " \n "))
+def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
+    """One line's sentences; a citation opening a sentence ("... . [2] Next")
+    belongs to the sentence before it."""
     merged: list[str] = []
-    for part in parts:
+    for part in sentences(line):
         lead = _LEADING_MARKERS.match(part)
         if lead and merged:
             merged[-1] += " " + lead.group(0).strip()
@@ -72,8 +85,46 @@ def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
                 if n in valid and n not in cited:
                     cited.append(n)
         text = re.sub(r"\s+([.,;:!?。])", r"\1", _MARKER.sub("", part)).strip()
-        claims.append(SentenceSupport(text=text, cited=cited))
+        claims.append(SentenceSupport(text=text, cited=cited, lead=" "))
     return claims
+
+
+def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
+    """Answer sentences with their valid citation numbers (markers removed),
+    each remembering the line break or list bullet that preceded it."""
+    claims: list[SentenceSupport] = []
+    breaks = ""
+    for line in answer.strip().split("\n"):
+        if not line.strip():
+            breaks = "\n\n"
+            continue
+        bullet = _BULLET.match(line)
+        body = line[bullet.end():] if bullet else line
+        line_claims = _split_line(body, valid)
+        if line_claims:
+            line_claims[0].lead = (breaks or "\n") + (bullet.group(0).strip() + " " if bullet else "")
+            claims.extend(line_claims)
+            breaks = ""
+    if claims:
+        claims[0].lead = claims[0].lead.lstrip("\n")
+    return claims
+
+
+def render_claims(claims: list[SentenceSupport], order: dict[int, int]) -> str:
+    """The kept sentences with their citations, in the model's layout. A
+    dropped sentence that opened a line hands its line break and bullet to
+    the next sentence of that line."""
+    out: list[str] = []
+    carried = ""
+    for claim in claims:
+        if claim.status == "unsupported" or not claim.text:
+            if claim.lead != " ":
+                carried = carried or claim.lead
+            continue
+        lead = carried if carried and claim.lead == " " else claim.lead
+        carried = ""
+        out.append(lead + claim.render(order))
+    return "".join(out).strip()
 
 
 def _claim_size(text: str) -> int:
@@ -96,16 +147,32 @@ def _salient(text: str) -> set[str]:
     return numbers | names
 
 
+def _mentions(text: str, evidence: list[Evidence]) -> list[int]:
+    """Sources whose paper the sentence names (by its short name)."""
+    folded = text.casefold()
+    return [e.n for e in evidence
+            if len(e.paper.name) >= 3 and re.search(rf"(?<![\w-]){re.escape(e.paper.name.casefold())}(?![\w-])", folded)]
+
+
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
               question: str = "") -> list[SentenceSupport]:
-    """Check, add and correct the citations of every answer sentence. A
-    sentence stating a number or a name that no source (nor the question)
-    contains is unsupported, however similar it reads."""
+    """Check, add and correct the citations of every answer sentence.
+
+    A sentence is supported by a source when one of its sentences is close
+    (cosine >= ``threshold``) and the source holds every number and coined
+    name the sentence states (the question's own words excepted). A sentence
+    that names a paper may only cite that paper. So a fact of paper A
+    written under paper B's name, or with B's numbers, is re-cited to the
+    paper that states it, or dropped when none does.
+    """
     valid = {e.n for e in evidence}
     asked = _salient(question)
-    known = {e.n: _salient(e.paper.abstract) | asked for e in evidence}
+    known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     claims = split_claims(answer, valid)
     checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS and not _mostly_cjk(c.text)]
+    for claim in claims:
+        if _NO_CLAIM.match(claim.text):
+            claim.status = "unsupported"  # "not stated [2]": no claim to keep
     if not checkable or not evidence:
         return claims
     vectors = embedder.embed([c.text for c in checkable])
@@ -114,16 +181,27 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             sims = e.vectors @ vector
             claim.quotes[e.n] = int(np.argmax(sims))
             claim.scores[e.n] = float(sims[claim.quotes[e.n]])
-        best = max(claim.scores, key=claim.scores.__getitem__)
-        supported = [n for n in claim.cited if claim.scores[n] >= threshold]
-        if supported:
+        items = _salient(claim.text) - asked
+        owners = [{n for n in valid if item in known[n]} for item in items]
+        named = _mentions(claim.text, evidence)
+        claim.misattributed = bool(claim.cited) and (
+            bool(named) and not set(named) & set(claim.cited)
+            or any(own and not own & set(claim.cited) for own in owners))
+        if any(not own for own in owners):
+            claim.status = "unsupported"  # a number or name no source states: confabulated
+            continue
+        allowed = set(named) or valid
+        holds = lambda cited: all(own & set(cited) for own in owners)  # noqa: E731
+        supported = [n for n in claim.cited if n in allowed and claim.scores[n] >= threshold]
+        if supported and holds(supported):
             claim.cited = supported
-        elif claim.scores[best] >= threshold:
+            continue
+        candidates = allowed.intersection(*owners) if owners else allowed
+        best = max(candidates, key=claim.scores.__getitem__, default=None)
+        if best is not None and claim.scores[best] >= threshold:
             claim.status = "corrected" if claim.cited else "added"
             claim.cited = [best]
         else:
-            claim.status = "unsupported"
-        if claim.status != "unsupported" and _salient(claim.text) - set().union(*(known[n] for n in claim.cited)):
             claim.status = "unsupported"
     return claims
 
@@ -150,6 +228,7 @@ def support_json(claims: list[SentenceSupport], order: dict[int, int], evidence:
             "citations": [order[n] for n in claim.cited],
             "supported": (claim.status != "unsupported") if claim.scores else None,
             "status": claim.status,
+            "misattributed": claim.misattributed,
             "score": round(claim.scores[shown], 3) if shown is not None else None,
             "evidence": by_n[shown].sentences[claim.quotes[shown]] if shown is not None else None,
         })

@@ -76,7 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="measure retrieval and answer quality on the gold questions")
     ev.add_argument("--retrieval-only", action="store_true", help="no LLM: retrieval metrics only (fast)")
-    ev.add_argument("--gold", type=Path, default=Path("eval/gold/questions.jsonl"), help="gold question set (JSONL)")
+    ev.add_argument("--split", choices=["dev", "test"], default="dev",
+                    help="gold split: dev (tune on it, the default) or test (report only)")
+    ev.add_argument("--gold", type=Path, help="gold question file (JSONL; default: eval/gold/SPLIT.jsonl)")
+    ev.add_argument("--limit", type=int, help="only the first N questions (a quick look)")
     ev.add_argument("--corpus", type=Path, nargs="*", default=None, metavar="PATH",
                     help="distractor papers for the scale variant (default: ../shared/corpora/*.jsonl if present; "
                          "give no PATH to skip it)")
@@ -226,13 +229,17 @@ def cmd_search(args: argparse.Namespace) -> int:
 def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False) -> Any:
     """Print an answer's events: sources first, tokens as they stream (on a
     terminal), then the checked answer with its references. Returns the result."""
-    from assistant.answer import Final, Sources, Token
+    from assistant.answer import Draft, Final, Routed, Sources, Token
 
     as_json = batch or getattr(args, "json", False)
     live = not as_json and sys.stdout.isatty()
     streamed = ""
     for event in events:
-        if isinstance(event, Sources) and not as_json:
+        if isinstance(event, Routed) and not as_json:
+            print(f"Route: {event.kind} ({event.reason})", flush=True)
+        elif isinstance(event, Draft) and live:
+            print(f"Quoted while the model writes:\n{event.text}\n", flush=True)
+        elif isinstance(event, Sources) and not as_json:
             names = ", ".join(f"{s['title']} ({s['venue']})" for s in event.sources)
             print(f"Reading: {names or 'no matching papers'}\n", flush=True)
         elif isinstance(event, Token) and live:
@@ -259,8 +266,8 @@ def _print_answer(result: Any, streamed: str) -> None:
         print()
     if not streamed or streamed.strip() != result.answer:
         print(result.answer)
-    if result.extractive:
-        print("(extractive: sentences quoted from the abstracts)")
+    if result.quoted:
+        print(f"({result.quoted_note()})")
     for row in result.extra.get("table", []):
         print(f"- {row['aspect']}: A: {row['a']}\n  {'':{len(row['aspect'])}}  B: {row['b']}")
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
@@ -307,7 +314,7 @@ def _answer_command(args: argparse.Namespace, run: Any) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    return _answer_command(args, lambda a, q: a.ask(q, venue=args.venue))
+    return _answer_command(args, lambda a, q: a.respond(q, venue=args.venue))
 
 
 def cmd_summarize(args: argparse.Namespace) -> int:
@@ -353,13 +360,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from assistant.errors import InputError
     from assistant.evaluation import run_eval
 
-    if not args.gold.exists():
-        raise InputError(f"No gold set at {args.gold}: run from the project folder or pass --gold FILE.")
+    gold = args.gold or Path("eval") / "gold" / f"{args.split}.jsonl"
+    if not gold.exists():
+        raise InputError(f"No gold set at {gold}: run from the project folder or pass --gold FILE.")
     corpus = args.corpus
     if corpus is None:
         default = Path("..") / "shared" / "corpora"
         corpus = sorted(default.glob("*.jsonl")) if default.is_dir() else []
-    path, report = run_eval(_settings(args), args.gold, args.out, corpus, args.retrieval_only)
+    path, report = run_eval(_settings(args), gold, args.out, corpus, args.retrieval_only, limit=args.limit)
     print(path.read_text(encoding="utf-8"))
     print(f"Report: {path} (and {path.with_suffix('.json')})")
     return 0

@@ -1,11 +1,15 @@
-"""Retrieval and answer metrics over the gold set (eval/gold/questions.jsonl).
+"""Retrieval and answer metrics over a gold split (eval/gold/dev.jsonl, test.jsonl).
 
-Gold questions name their papers by position in the bundled lists
-("neurips2025#4"); we map those to content keys, so a seed paper still counts
-as found when the corpus's richer record of the same paper is what the
-index holds. Every metric comes with a baseline from the same run: BM25 and
-dense alone for retrieval, the same LLM without retrieval for answers.
-Answer runs are cached per question, so an interrupted run resumes.
+Tune on ``dev``, report ``test``: the same questions used to tune and to
+report flattered every earlier figure. Gold questions name their papers by
+position in the bundled lists ("neurips2025#4"); we map those to content
+keys, so a seed paper still counts as found when the corpus's richer record
+of the same paper is what the index holds. Every metric comes with a
+baseline from the same run: BM25 and dense alone for retrieval, the same LLM
+with the same system prompt and no sources for answers. Errors are counted
+in the model's raw text, before any repair; a refusal never counts as a
+success of anything but refusing. Answer runs are cached per question, so
+an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -24,7 +28,8 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from tqdm import tqdm
 
 from assistant import prompts
-from assistant.answer import Assistant, Final, is_refusal, language_of
+from assistant.answer import Assistant, Draft, Final, Routed, language_of
+from assistant.finalize import is_refusal
 from assistant.cleaning import clean_text
 from assistant.index import PaperIndex
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
@@ -44,6 +49,7 @@ class GoldQuestion:
     keys: list[str]
     facts: list[str] = field(default_factory=list)
     answerable: bool = True
+    intent: str = "ask"
 
 
 def seed_keys() -> dict[str, str]:
@@ -63,7 +69,7 @@ def load_gold(path: Path) -> list[GoldQuestion]:
         if line.strip():
             row = json.loads(line)
             gold.append(GoldQuestion(row["id"], row["type"], row["question"], [refs[r] for r in row["papers"]],
-                                     row.get("facts", []), row.get("answerable", True)))
+                                     row.get("facts", []), row.get("answerable", True), row.get("intent", "ask")))
     return gold
 
 
@@ -117,32 +123,67 @@ def facts_found(answer: str, facts: list[str]) -> int:
     return sum(1 for fact in facts if _norm(fact) in folded)
 
 
+#: Routes that give the same answer shape (a cited list of papers): a
+#: "which papers…" question answered by either is answered.
+_LISTING = {"summarize", "list"}
+
+
+def _markers(text: str) -> list[int]:
+    """Every citation number in a raw model reply ([1], [1, 2], 【1】)."""
+    return [int(n) for group in re.findall(r"[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]", text)
+            for n in re.split(r"[,，;、]", group)]
+
+
+def _self_cited(result: Any) -> tuple[int, int]:
+    """Built per-paper lines ("Name: “…” [n]") and how many cite their own paper."""
+    lines = [s for s in result.support if s["status"] == "quoted" and ": “" in s["sentence"]]
+    own = sum(1 for s in lines if s["citations"]
+              and result.citations[s["citations"][0] - 1]["title"] == s["sentence"].split(": “")[0])
+    return len(lines), own
+
+
 def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str]) -> dict[str, Any]:
-    """One gold question through the real answer path, reduced to what the metrics need."""
-    events = assistant.summarize(q.question) if q.type == "topic" else assistant.ask(q.question)
-    result = next(e.result for e in events if isinstance(e, Final))
-    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", result.answer)}
-    row = {
-        "id": q.id, "type": q.type, "answerable": q.answerable, "answer": result.answer,
-        "abstained": result.abstained, "extractive": result.extractive, "error": result.error,
+    """One gold question through the chat front door (routed as a user's
+    message is), reduced to what the metrics need."""
+    start = time.perf_counter()
+    route, draft_ms, result = "", None, None
+    for event in assistant.respond(q.question):
+        if isinstance(event, Routed):
+            route = event.kind
+        elif isinstance(event, Draft) and draft_ms is None:
+            draft_ms = round((time.perf_counter() - start) * 1000, 1)
+        elif isinstance(event, Final):
+            result = event.result
+    assert result is not None
+    shown = " ".join(f"{s['title']} ({s['venue']}): {s['evidence']}" for s in result.sources)
+    markers = _markers(result.model_text)
+    built, own = _self_cited(result)
+    checked = [s for s in result.support if s["supported"] is not None and s["status"] != "quoted"]
+    return {
+        "id": q.id, "type": q.type, "intent": q.intent, "route": route, "answerable": q.answerable,
+        "answer": result.answer, "model_text": result.model_text, "abstained": result.abstained,
+        "quoted": result.quoted, "extractive": result.extractive, "error": result.error,
         "cited": [key_of.get(c["paper_id"], c["paper_id"]) for c in result.citations],
-        "invalid_citations": sum(1 for n in numbers if not 1 <= n <= len(result.sources)),
-        "citations_total": len(numbers), "facts": len(q.facts), "facts_found": facts_found(result.answer, q.facts),
-        "language_ok": language_of(result.answer) == language_of(q.question) or result.abstained,
-        "timings": result.timings, "prompt_tokens": result.extra.get("prompt_tokens", 0),
+        "invalid_citations": sum(1 for n in markers if not 1 <= n <= len(result.sources)),
+        "citations_total": len(markers),
+        "sentences_checked": len(checked), "misattributed": sum(1 for s in checked if s.get("misattributed")),
+        "built_lines": built, "built_self_cited": own,
+        "facts": len(q.facts), "facts_found": facts_found(result.answer, q.facts),
+        "facts_in_evidence": facts_found(shown, q.facts),
+        "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
+        "timings": result.timings | {"draft_ms": draft_ms or 0.0},
+        "prompt_tokens": result.extra.get("prompt_tokens", 0),
+        "table_cells": sum(2 for _ in result.extra.get("table", [])),
+        "table_filled": sum((r["a"] != prompts.NOT_STATED) + (r["b"] != prompts.NOT_STATED)
+                            for r in result.extra.get("table", [])),
     }
-    if q.type == "compare" and len(q.keys) == 2:
-        names = [next(p.name for p in assistant.index.lexical[1] if p.key == k) for k in q.keys]
-        compared = next(e.result for e in assistant.compare(*names) if isinstance(e, Final))
-        cells = [cell for r in compared.extra["table"] for cell in (r["a"], r["b"])]
-        row["table_cells"], row["table_filled"] = len(cells), sum(1 for c in cells if c != prompts.NOT_STATED)
-    return row
 
 
 def _closed_book(assistant: Assistant, q: GoldQuestion) -> dict[str, Any]:
-    """The baseline: the same model asked with no abstracts."""
-    closed = assistant.llm.complete([ChatMessage(role=MessageRole.USER,
-                                                 content=prompts.CLOSED_BOOK.format(question=q.question))])
+    """The baseline: the same model and system prompt, no sources."""
+    prompt = prompts.CLOSED_BOOK.format(question=q.question, language=language_of(q.question))
+    closed = assistant.llm.complete([ChatMessage(role=MessageRole.SYSTEM, content=prompts.SYSTEM_PROMPT),
+                                     ChatMessage(role=MessageRole.USER, content=prompt)])
     return {"id": q.id, "closed_book": {"answer": closed, "abstained": is_refusal(closed),
                                         "facts_found": facts_found(closed, q.facts)}}
 
@@ -183,13 +224,14 @@ def _pcts(values: list[float]) -> dict[str, float]:
 
 
 def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict[str, Any]:
-    """Fact coverage, citation precision/recall, invalid citations, refusal
-    precision/recall, language match, table fill and latency, with the
-    closed-book baseline beside them."""
+    """The issue's answer metrics, each able to fail, with the closed-book
+    baseline beside those that have one."""
     by_id = {q.id: q for q in gold}
     answerable = [r for r in rows if r["answerable"]]
+    unanswerable = [r for r in rows if not r["answerable"]]
     with_facts = [r for r in answerable if r["facts"]]
     cited = [(set(r["cited"]), set(by_id[r["id"]].keys)) for r in answerable if by_id[r["id"]].keys]
+    listing = [r for r in answerable if r["intent"] in _LISTING and len(by_id[r["id"]].keys) > 1]
 
     def refusal(get: Any) -> dict[str, float | None]:
         predicted = [get(r) for r in rows]
@@ -197,22 +239,41 @@ def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict
         tp = sum(p and t for p, t in zip(predicted, truth, strict=True))
         return {"precision": _ratio(tp, sum(predicted)), "recall": _ratio(tp, sum(truth))}
 
-    chinese = [r for r in rows if r["type"] == "chinese"]
-    compare = [r for r in rows if "table_cells" in r]
+    def facts(key: Any) -> float | None:
+        return _ratio(sum(key(r) for r in with_facts), sum(r["facts"] for r in with_facts))
+
+    chinese = [r for r in answerable if r["type"] == "chinese"]
+    compare = [r for r in rows if r["table_cells"]]
+    answered = [r for r in rows if r["timings"]["ttft_ms"]]
     return {
         "questions": len(rows),
-        "fact_coverage": _ratio(sum(r["facts_found"] for r in with_facts), sum(r["facts"] for r in with_facts)),
-        "fact_coverage_closed_book": _ratio(sum(r["closed_book"]["facts_found"] for r in with_facts),
-                                            sum(r["facts"] for r in with_facts)),
-        "citation_precision": _ratio(sum(len(c & g) for c, g in cited), sum(len(c) for c, g in cited)),
-        "citation_recall": _ratio(sum(len(c & g) for c, g in cited), sum(len(g) for c, g in cited)),
-        "invalid_citation_rate": _ratio(sum(r["invalid_citations"] for r in rows), sum(r["citations_total"] for r in rows)) or 0.0,
+        "fact_coverage": facts(lambda r: r["facts_found"]),
+        "fact_coverage_closed_book": facts(lambda r: r["closed_book"]["facts_found"]),
+        "evidence_coverage": facts(lambda r: r["facts_in_evidence"]),
+        "false_refusals": _ratio(sum(r["abstained"] for r in answerable), len(answerable)),
+        "false_refusals_closed_book": _ratio(sum(r["closed_book"]["abstained"] for r in answerable), len(answerable)),
         "refusal": refusal(lambda r: r["abstained"]),
         "refusal_closed_book": refusal(lambda r: r["closed_book"]["abstained"]),
+        "citation_precision": _ratio(sum(len(c & g) for c, g in cited), sum(len(c) for c, g in cited)),
+        "citation_recall": _ratio(sum(len(c & g) for c, g in cited), sum(len(g) for c, g in cited)),
+        "invalid_citation_rate": _ratio(sum(r["invalid_citations"] for r in rows),
+                                        sum(r["citations_total"] for r in rows)) or 0.0,
+        "misattribution_rate": _ratio(sum(r["misattributed"] for r in rows),
+                                      sum(r["sentences_checked"] for r in rows)) or 0.0,
+        "route_accuracy": _ratio(sum(r["route"] == r["intent"] or {r["route"], r["intent"]} <= _LISTING
+                                     for r in rows), len(rows)),
+        "route_accuracy_strict": _ratio(sum(r["route"] == r["intent"] for r in rows), len(rows)),
+        "topic_papers_listed": _ratio(sum(len(set(r["cited"]) & set(by_id[r["id"]].keys)) for r in listing),
+                                      sum(len(by_id[r["id"]].keys) for r in listing)),
+        "topic_lines_self_cited": _ratio(sum(r["built_self_cited"] for r in rows), sum(r["built_lines"] for r in rows)),
         "language_match": _ratio(sum(r["language_ok"] for r in chinese), len(chinese)),
         "table_cells_filled": _ratio(sum(r["table_filled"] for r in compare), sum(r["table_cells"] for r in compare)),
+        "quoted_answers": sum(r["quoted"] and not r["extractive"] for r in rows),
         "extractive_fallbacks": sum(r["extractive"] for r in rows),
-        "latency_ms": {k: _pcts([r["timings"][k] for r in rows]) for k in ("retrieval_ms", "ttft_ms", "total_ms")},
+        "unanswerable": len(unanswerable),
+        "latency_ms": {k: _pcts([r["timings"][k] for r in (answered if k == "ttft_ms" else rows)])
+                       for k in ("retrieval_ms", "draft_ms", "ttft_ms", "total_ms")},
+        "ttft_ms_chinese": _pcts([r["timings"]["ttft_ms"] for r in answered if r["type"] == "chinese"]),
         "prompt_tokens": _pcts([r["prompt_tokens"] for r in rows]),
     }
 
@@ -233,33 +294,49 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
     fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
     rows = [
         ("required-fact coverage", metrics["fact_coverage"], metrics["fact_coverage_closed_book"]),
+        ("evidence coverage (facts in what the model is shown)", metrics["evidence_coverage"], None),
+        ("false refusals (share of answerable)", metrics["false_refusals"], metrics["false_refusals_closed_book"]),
+        ("refusal recall (unanswerable)", metrics["refusal"]["recall"], metrics["refusal_closed_book"]["recall"]),
+        ("refusal precision", metrics["refusal"]["precision"], metrics["refusal_closed_book"]["precision"]),
         ("citation precision (cited papers that are gold)", metrics["citation_precision"], None),
         ("citation recall (gold papers cited)", metrics["citation_recall"], None),
-        ("invalid-citation rate", metrics["invalid_citation_rate"], None),
-        ("refusal precision (unanswerable part)", metrics["refusal"]["precision"], metrics["refusal_closed_book"]["precision"]),
-        ("refusal recall (unanswerable part)", metrics["refusal"]["recall"], metrics["refusal_closed_book"]["recall"]),
-        ("language match (Chinese questions)", metrics["language_match"], None),
+        ("invalid citations in the raw model text", metrics["invalid_citation_rate"], None),
+        ("misattributed sentences in the raw model text", metrics["misattribution_rate"], None),
+        ("route accuracy (summary and list as one)", metrics["route_accuracy"], None),
+        ("route accuracy (strict)", metrics["route_accuracy_strict"], None),
+        ("topic/list: gold papers listed", metrics["topic_papers_listed"], None),
+        ("topic/list: lines cited to their own paper", metrics["topic_lines_self_cited"], None),
+        ("language match (answered Chinese questions)", metrics["language_match"], None),
         ("compare-table cells filled (vs not stated)", metrics["table_cells_filled"], None),
     ]
-    lines = [f"### Answers — {model}, {metrics['questions']} questions", "",
-             "| metric | paper-assistant | same LLM, no retrieval |", "|---|---|---|"]
+    lines = [f"### Answers — {model}, {metrics['questions']} questions ({metrics['unanswerable']} unanswerable)", "",
+             "| metric | paper-assistant | same LLM, no sources |", "|---|---|---|"]
     lines += [f"| {name} | {fmt(ours)} | {fmt(base)} |" for name, ours, base in rows]
     lat = metrics["latency_ms"]
-    lines += ["", f"Latency ms p50/p95: retrieval {lat['retrieval_ms']['p50']}/{lat['retrieval_ms']['p95']}, "
-                  f"TTFT {lat['ttft_ms']['p50']}/{lat['ttft_ms']['p95']}, total {lat['total_ms']['p50']}/"
-                  f"{lat['total_ms']['p95']}; prompt tokens p50/p95 {metrics['prompt_tokens']['p50']}/"
-                  f"{metrics['prompt_tokens']['p95']}; extractive fallbacks: {metrics['extractive_fallbacks']}.", ""]
+    lines += ["", "Latency ms p50/p95: " + ", ".join(f"{k.removesuffix('_ms')} {v['p50']}/{v['p95']}"
+                                                     for k, v in lat.items())
+              + f"; TTFT of Chinese questions {metrics['ttft_ms_chinese']['p50']}/{metrics['ttft_ms_chinese']['p95']}; "
+              f"prompt word pieces p50/p95 {metrics['prompt_tokens']['p50']}/{metrics['prompt_tokens']['p95']}; "
+              f"answers quoted because the model refused: {metrics['quoted_answers']}; "
+              f"extractive because the LLM failed: {metrics['extractive_fallbacks']}.", ""]
     return lines
 
 
+def settings_tag(settings: Settings) -> str:
+    """Names a report after the model that answered it."""
+    return "full" if settings.base_url else f"local-{settings.local_model}"
+
+
 def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Path], retrieval_only: bool,
-             progress: bool | None = None) -> tuple[Path, dict[str, Any]]:
+             progress: bool | None = None, limit: int | None = None) -> tuple[Path, dict[str, Any]]:
     """The whole evaluation: retrieval at 38 papers (and with ``corpus`` as
     distractors), answers at 38 papers unless ``retrieval_only``. Writes a
     dated markdown and JSON report into ``out_dir`` and returns the markdown's path."""
-    gold = load_gold(gold_path)
-    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "gold": str(gold_path), "questions": len(gold)}
-    lines = [f"# paper-assistant evaluation, {report['date']}", "",
+    gold = load_gold(gold_path)[:limit]
+    split = gold_path.stem
+    report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "gold": str(gold_path), "split": split,
+                              "questions": len(gold)}
+    lines = [f"# paper-assistant evaluation, {report['date']}, split `{split}`", "",
              f"Gold set: {gold_path.name}, {len(gold)} questions over the 38 bundled abstracts.", ""]
     scales = {"seeds": [], "corpus": corpus} if corpus else {"seeds": []}
     indexes: dict[str, PaperIndex] = {}
@@ -273,13 +350,14 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model
-        prompts_id = hashlib.sha256((prompts.SYSTEM_PROMPT + prompts.ASK + prompts.SUMMARIZE).encode()).hexdigest()[:8]
-        cache = out_dir / f".cache-{model}-{prompts_id}-{report['date']}.jsonl"  # new prompts, new answers
+        prompts_id = hashlib.sha256((prompts.SYSTEM_PROMPT + prompts.ASK + prompts.SUMMARIZE + prompts.COMPARE
+                                     ).encode()).hexdigest()[:8]
+        cache = out_dir / f".cache-{split}-{model}-{prompts_id}-{report['date']}.jsonl"  # new prompts, new answers
         rows = answer_rows(assistant, gold, cache, progress)
         report["answers"] = answer_metrics(rows, gold) | {"model": model}
         lines += _answer_table(report["answers"], model)
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{report['date']}-{'retrieval' if retrieval_only else 'full'}"
+    stem = f"{report['date']}-{split}-{'retrieval' if retrieval_only else settings_tag(settings)}"
     (out_dir / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
     path = out_dir / f"{stem}.md"
     path.write_text("\n".join(lines), encoding="utf-8")

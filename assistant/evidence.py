@@ -9,6 +9,7 @@ each sentence of the answer.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -25,6 +26,11 @@ from assistant.retrieve import Hit
 CACHE_PAPERS = 2048
 #: Weight of exact query words in a sentence's relevance (cosine is 0-1).
 TERM_BONUS = 0.3
+#: Lift for sentences with a number when the question asks for a quantity.
+NUMBER_BONUS = 0.15
+_QUANTITY = re.compile(r"\b(?:how (?:many|much|large|big|long|fast|well|accurate)|number of|percent(?:age)?|"
+                       r"accuracy|rate|score|size|by how|what fraction|多少|几)", re.I)
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass
@@ -39,9 +45,9 @@ class Evidence:
     chosen: list[int]
     relevance: np.ndarray
 
-    def best_sentences(self) -> list[tuple[float, str]]:
-        """The quoted sentences with their relevance to the question, best first."""
-        return sorted(((float(self.relevance[i]), self.sentences[i]) for i in self.chosen), reverse=True)
+    def best_sentences(self) -> list[tuple[float, int]]:
+        """The quoted sentences' relevance to the question and their index, best first."""
+        return sorted(((float(self.relevance[i]), i) for i in self.chosen), reverse=True)
 
     @property
     def paper(self) -> Paper:
@@ -74,20 +80,29 @@ class EvidenceSelector:
                 self._cache.popitem(last=False)
         return cached
 
-    def select(self, query: str, hits: list[Hit], per_paper: int, budget: int) -> list[Evidence]:
+    def select(self, query: str, hits: list[Hit], per_paper: int, budget: int, whole: int = 0) -> list[Evidence]:
         """Up to ``per_paper`` sentences from each hit, best first, until
-        ``budget`` word pieces are used; every paper keeps at least one."""
+        ``budget`` word pieces are used; every paper keeps at least one. The
+        first hit's whole abstract is quoted when it has at most ``whole``
+        word pieces: a sentence picker misses answers that a question
+        paraphrases, and the top paper is usually the one asked about."""
         qvec = self.embedder.embed([query])[0]
         terms = set(tokenize(query))
+        wants_number = bool(_QUANTITY.search(query))
         evidence: list[Evidence] = []
         candidates: list[tuple[float, int, int]] = []  # (-relevance, paper index, sentence index)
         for n, hit in enumerate(hits, start=1):
             sents, vecs = self.sentence_vectors(hit.paper)
             sims = vecs @ qvec + TERM_BONUS * np.array([_overlap(terms, s) for s in sents])
+            if wants_number:
+                sims = sims + NUMBER_BONUS * np.array([bool(_DIGIT.search(s)) for s in sents])
             order = [int(i) for i in np.argsort(-sims)[:per_paper]]
             evidence.append(Evidence(n, hit, sents, vecs, [order[0]], sims))
             candidates.extend((-float(sims[i]), n - 1, i) for i in order[1:])
-        used = sum(self._tokens(e.sentences[e.chosen[0]]) for e in evidence)
+        if evidence and whole and self._tokens(" ".join(evidence[0].sentences)) <= whole:
+            evidence[0].chosen = list(range(len(evidence[0].sentences)))
+            candidates = [c for c in candidates if c[1] != 0]
+        used = sum(self._tokens(e.text()) for e in evidence)
         for _, paper_index, sentence_index in sorted(candidates):
             cost = self._tokens(evidence[paper_index].sentences[sentence_index])
             if used + cost <= budget:

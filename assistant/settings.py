@@ -97,7 +97,15 @@ class Settings(BaseSettings):
     answer_papers: int = Field(default=4, ge=1, le=20, description="Papers given to the model for a question.")
     evidence_sentences: int = Field(default=3, ge=1, le=20, description="Sentences quoted per paper.")
     evidence_tokens: int = Field(
-        default=250, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
+        default=450, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
+    )
+    whole_abstract_tokens: int = Field(
+        default=330, ge=0, description="The top paper's whole abstract is quoted when it has at most this many "
+                                       "word pieces (0: never)."
+    )
+    answerable_relevance: float = Field(
+        default=0.75, ge=-1, le=2, description="Relevance of the best quoted sentence from which a model refusal "
+                                              "is overruled with a quoted answer (calibrated on the dev split)."
     )
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
     topic_min_similarity: float = Field(

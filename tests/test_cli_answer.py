@@ -73,7 +73,7 @@ def test_llm_fault_prints_a_warning_and_an_extractive_answer(server: ScriptedOpe
     assert result.returncode == 0
     assert result.stderr.strip().startswith("warning: LLM endpoint") and "(401)" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and KEY not in result.stderr + result.stdout
-    assert "(extractive: sentences quoted from the abstracts)" in result.stdout and "[1] SPINT" in result.stdout
+    assert "these sentences are quoted from the abstracts" in result.stdout and "[1] SPINT" in result.stdout
 
 
 def test_local_model_failure_and_ambiguous_compare_are_one_line_messages(server: ScriptedOpenAI, seed_settings: Settings) -> None:

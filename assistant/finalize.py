@@ -1,0 +1,109 @@
+"""From the model's raw reply to the checked answer: a pure step, no server.
+
+Whether the abstracts hold the answer is decided from the evidence, not
+from the model's say-so: a 1.5B model refuses a third of the questions
+whose answer it was shown. So a refusal stands only when no quoted sentence
+is relevant enough (``answerable_relevance``, calibrated on the dev split);
+otherwise the best sentences are given, quoted and cited. A partial refusal
+keeps its supported sentences, and sentences no source supports leave the
+answer text (they are listed apart in ``support``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from assistant import prompts
+from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
+from assistant.embedding import MiniLMEmbedding
+from assistant.evidence import Evidence
+from assistant.result import AnswerResult
+
+#: Sentences in an extractive answer, and how close to the best each must score.
+EXTRACTIVE_SENTENCES = 2
+EXTRACTIVE_RELATIVE = 0.85
+#: Ways a model says "not in the sources" besides the exact refusal phrase.
+_REFUSING = re.compile(
+    r"\b(?:(?:do|does|did) not (?:contain|mention|specify|state|provide|include|say|report|give|describe|discuss)|"
+    r"(?:is|are|was|were) not (?:mentioned|specified|stated|provided|given|reported|included|available|described)|"
+    r"no (?:information|mention|details?|data) (?:about|on|regarding|is|are)|cannot (?:be )?(?:determined|answer|find)|"
+    r"(?:not|never) (?:explicitly )?(?:mentioned|stated|specified) in the (?:sources?|abstracts?))|"
+    r"未(?:提及|提到|说明|给出)|没有(?:提及|提到|说明|相关信息)|不包含",
+    re.I)
+
+
+def is_refusal(text: str) -> bool:
+    """True when a reply (or one sentence of it) says the sources lack the answer."""
+    folded = " ".join(text.casefold().split())
+    return not folded or prompts.REFUSAL.casefold().rstrip(".") in folded or bool(_REFUSING.search(folded))
+
+
+def quoted(evidence: list[Evidence]) -> list[SentenceSupport]:
+    """The most relevant quoted sentences, each cited to its paper: the
+    answer when the model gives none. Sentences far below the best are left out."""
+    ranked = sorted(((score, i, e) for e in evidence for score, i in e.best_sentences()),
+                    key=lambda r: -r[0])[:EXTRACTIVE_SENTENCES]
+    top = ranked[0][0] if ranked else 0.0
+    return [SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
+                            status="quoted")
+            for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
+
+
+def best_relevance(evidence: list[Evidence]) -> float:
+    """How well the best quoted sentence matches the question (cosine plus
+    the exact-word and number bonuses of the evidence selector)."""
+    return max((score for e in evidence for score, _ in e.best_sentences()), default=0.0)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The knobs of the checking step (from the settings)."""
+
+    embedder: MiniLMEmbedding
+    support_threshold: float
+    answerable_relevance: float
+
+
+def source_json(e: Evidence, n: int) -> dict[str, Any]:
+    paper = e.paper
+    return {"n": n, "paper_id": paper.paper_id, "title": paper.name, "venue": paper.venue,
+            "score": round(e.hit.score, 4), "abstract": paper.abstract, "evidence": e.text()}
+
+
+def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
+             error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True
+             ) -> AnswerResult:
+    """The checked answer for the model's ``text`` over ``evidence``.
+
+    ``built`` are sentences made by construction (a summary's per-paper
+    lines, a metadata answer): appended after the model's, never judged.
+    ``allow_quote`` lets a quoted answer replace a refusal (not for summaries,
+    whose list already quotes every paper).
+    """
+    built = built or []
+    claims = [] if not evidence or not text else attribute(text, evidence, checks.embedder,
+                                                           checks.support_threshold, question)
+    refused = [c for c in claims if is_refusal(c.text)]
+    for claim in refused:
+        claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
+    kept = [c for c in claims if c.status != "unsupported" and c.text]
+    is_quoted = False
+    if not kept and evidence and allow_quote and (error or best_relevance(evidence) >= checks.answerable_relevance):
+        claims = kept = quoted(evidence)
+        is_quoted = True
+    abstained = not kept and not built
+    claims = claims + built
+    order = numbering([c for c in claims if c.status != "unsupported"])
+    renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
+    by_n = {e.n: e for e in evidence}
+    sources = sorted((source_json(by_n[n], new) for n, new in renumbered.items()), key=lambda s: s["n"])
+    answer = prompts.REFUSAL if abstained else render_claims(claims, order)
+    return AnswerResult(
+        mode=mode, question=question, query=query, answer=answer,
+        citations=[{k: s[k] for k in ("n", "paper_id", "title", "venue")} for s in sources if s["n"] <= len(order)],
+        sources=sources, abstained=abstained, model="", timings={},
+        support=support_json([c for c in claims if all(c is not r for r in refused)], order, evidence),
+        extractive=error is not None, error=error, model_text=text, quoted=is_quoted,
+    )

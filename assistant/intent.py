@@ -1,0 +1,97 @@
+"""Which path a chat message takes: a question, a topic summary, a
+comparison, or a list/metadata question.
+
+Users do not pick modes: "give me an overview of the EEG papers" is a
+summary, "how does CSBrain differ from REVE?" a comparison, "which
+conference is SPINT from?" a metadata look-up. Sent down the single-question
+path, each of these was refused. Cheap rules decide: cue words (English and
+Chinese) and how many indexed papers the message names. The LLM is not
+consulted: a message no rule claims is a question, the path that handles
+anything. Explicit modes (the ``summarize``/``compare`` commands, the UI's
+mode buttons) never come here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["ask", "summarize", "compare", "list"]
+KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
+
+_COMPARE = re.compile(
+    r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
+    r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than)\b|比较|对比|区别|不同|相比|异同",
+    re.I)
+_METADATA = re.compile(
+    r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
+    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|哪个会议|哪一年|发表在|发表于", re.I)
+_LIST = re.compile(
+    r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
+    r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
+    r"\bare there (?:any )?papers\b|哪些论文|哪几篇|有哪些|多少篇|列出",
+    re.I)
+_SUMMARY = re.compile(
+    r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|landscape|gist|"
+    r"state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|tell me about (?:the )?"
+    r"(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b|总结|概述|综述|概况|概括|梳理",
+    re.I)
+_QUESTION = re.compile(
+    r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
+    r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.I)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|the (?:paper|method|model|"
+                      r"approach|first|second|former|latter|other|two|same))\b|它|它们|这篇|该|这个|那个", re.I)
+_SIDES = re.compile(
+    r"(?:compare|comparing|comparison of|between|contrast|differences? between)?\s*(?P<a>.+?)\s+"
+    r"(?:and|with|to|vs\.?|versus|against|or|from|和|与|跟|同)\s+(?P<b>.+)", re.I)
+#: Words of a bare keyword query at most (longer phrases read as questions).
+KEYWORD_WORDS = 6
+
+
+@dataclass(frozen=True)
+class Route:
+    """Where a message goes, what decided it (shown to the user), and for a
+    comparison the indexed papers it names (positions in the corpus)."""
+
+    kind: Kind
+    reason: str
+    papers: list[int] = field(default_factory=list)
+    keywords: bool = False
+    metadata: bool = False
+
+
+def needs_context(message: str) -> bool:
+    """A follow-up that leans on earlier turns ("how does it compare with
+    POCO?"); only these pay for a rewrite by the LLM."""
+    return bool(_PRONOUN.search(message))
+
+
+def is_keyword_query(message: str) -> bool:
+    """A few topic words and no question ("EEG channel permutation"): the
+    user wants the paper they point to."""
+    return not _QUESTION.search(message) and 0 < len(message.split()) <= KEYWORD_WORDS
+
+
+def route(message: str, named: Callable[[str], list[int]]) -> Route:
+    """The path for ``message``. ``named`` lists the indexed papers a text
+    names verbatim (method names, ids), best first."""
+    papers = named(message)
+    if _COMPARE.search(message):
+        if len(papers) >= 2:
+            return Route("compare", "names two or more papers and asks to compare them", papers)
+        sides = _SIDES.search(message)
+        if sides:
+            pair = [named(sides.group("a")), named(sides.group("b"))]
+            if all(pair) and pair[0][0] != pair[1][0]:
+                return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
+    if _METADATA.search(message) and len(papers) <= 1:
+        return Route("list", "asks for a paper's venue or year", papers, metadata=True)
+    if _LIST.search(message):
+        return Route("list", "asks which papers match")
+    if _SUMMARY.search(message):
+        return Route("summarize", "asks for a summary or overview of a topic")
+    if is_keyword_query(message):
+        return Route("ask", "keyword query: describes the paper it points to", papers, keywords=True)
+    return Route("ask", "a question about the papers", papers)

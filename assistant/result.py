@@ -1,0 +1,114 @@
+"""What an answer yields: typed events while it is made, and the checked result.
+
+Each mode yields ``Routed`` (which path a chat message took), ``Sources``
+(the papers, before the model starts), ``Draft`` (quoted evidence, on
+screen at once), ``Token`` deltas as the model writes, then ``Final`` with
+the checked answer. The CLI prints them and the UI renders them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Routed:
+    """The path a message was sent down, and why (the UI shows it)."""
+
+    kind: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The papers the answer will draw on, known before the first token."""
+
+    sources: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Draft:
+    """Quoted, cited evidence shown while the model writes: useful content
+    within a second, replaced by the checked answer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Token:
+    """A piece of the model's reply as it streams (citations not yet checked)."""
+
+    text: str
+
+
+@dataclass
+class AnswerResult:
+    """The checked answer and everything the ``--json`` contract carries.
+
+    ``model_text`` is the model's reply before any check, so that errors are
+    counted before repair. ``quoted`` marks an answer made of sentences
+    quoted from the abstracts because the model refused or failed.
+    """
+
+    mode: str
+    question: str
+    query: str
+    answer: str
+    citations: list[dict[str, Any]]
+    sources: list[dict[str, Any]]
+    abstained: bool
+    model: str
+    timings: dict[str, float]
+    support: list[dict[str, Any]] = field(default_factory=list)
+    extractive: bool = False
+    error: str | None = None
+    model_text: str = ""
+    quoted: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        payload = {
+            "question": self.question, "answer": self.answer, "citations": self.citations,
+            "sources": self.sources, "abstained": self.abstained, "model": self.model,
+            "timings": self.timings, "mode": self.mode, "query": self.query, "support": self.support,
+            "extractive": self.extractive, "quoted": self.quoted, "error": self.error,
+            "model_text": self.model_text,
+            "unsupported": [s["sentence"] for s in self.support if s["supported"] is False],
+        }
+        return payload | self.extra
+
+    def to_markdown(self) -> str:
+        """The answer with its table (compare) and reference list, for export."""
+        lines = [f"# {self.question}", "", self.answer, ""]
+        if self.quoted:
+            lines[2:2] = [f"> {self.quoted_note()}", ""]
+        if self.extra.get("table"):
+            names = [p["title"] for p in self.extra["papers"]]
+            lines += [f"| aspect | {names[0]} | {names[1]} |", "|---|---|---|"]
+            lines += [f"| {row['aspect']} | {_cell(row['a'])} | {_cell(row['b'])} |" for row in self.extra["table"]]
+            lines.append("")
+        lines += ["## References", ""]
+        lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
+                  + ("" if s["n"] <= len(self.citations) else " — not cited") for s in self.sources]
+        return "\n".join(lines) + "\n"
+
+    def quoted_note(self) -> str:
+        """Why the answer is quoted rather than written by the model."""
+        if self.error:
+            return f"The LLM was unavailable ({self.error}); these sentences are quoted from the abstracts."
+        return "Quoted from the abstracts: the model did not answer, but these sentences do."
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+@dataclass(frozen=True)
+class Final:
+    """The last event: the checked answer."""
+
+    result: AnswerResult
+
+
+Event = Routed | Sources | Draft | Token | Final
