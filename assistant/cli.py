@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from assistant.settings import Settings, set_offline_env
+from assistant.settings import Settings, load_settings, set_offline_env
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -125,16 +125,20 @@ def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> 
     _common(parser)
 
 
+#: Settings fields that command-line flags set: field -> (argparse dest, flag).
+FLAGS = {
+    "storage": ("storage", "--storage"), "top_k": ("k", "--k"), "base_url": ("base_url", "--base-url"),
+    "model": ("model", "--model"), "local_model": ("local_model", "--local-model"),
+    "local_port": ("local_port", "--port"), "chroma_url": ("chroma_url", "--chroma-url"),
+}
+
+
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    if getattr(args, "storage", None) is not None:
-        overrides["storage"] = args.storage
-    if getattr(args, "k", None) is not None:
-        overrides["top_k"] = args.k
-    for flag in ("base_url", "model", "local_model", "local_port", "chroma_url"):
-        if getattr(args, flag, None):
-            overrides[flag] = getattr(args, flag)
-    return Settings(**overrides)
+    """Settings with the given flags over the environment; an empty string
+    flag leaves the environment's value (a bad number is a one-line error)."""
+    given = {field: getattr(args, dest, None) for field, (dest, _) in FLAGS.items()}
+    overrides = {field: value for field, value in given.items() if value is not None and value != ""}
+    return load_settings(overrides, {field: flag for field, (_, flag) in FLAGS.items()})
 
 
 def _print_json(payload: Any) -> None:
