@@ -204,9 +204,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     retriever = PaperRetriever(PaperIndex(settings), k=settings.top_k, venue=args.venue, year=args.year)
-    if not retriever.allowed(args.venue, args.year):
-        venues = sorted({p.venue for p in retriever.index.lexical[1]})
-        raise InputError(f"No indexed papers match venue={args.venue!r} year={args.year}; venues: {', '.join(venues)}.")
+    retriever.check_filters(args.venue, args.year)
     if args.query == "-":
         for line in sys.stdin:
             if line.strip():
@@ -280,11 +278,13 @@ def _print_answer(result: Any, streamed: str) -> None:
 
 def _assistant(args: argparse.Namespace) -> Any:
     """The assistant with its LLM endpoint resolved (the local server started)
-    up front; when that fails, answers still come, extractive, with a warning."""
+    up front; when that fails, answers still come, extractive, with a warning.
+    A ``--venue`` no indexed paper has is an error before any of that."""
     from assistant.answer import Assistant
     from assistant.errors import LLMUnavailable
 
     assistant = Assistant(_settings(args))
+    assistant.retriever.check_filters(getattr(args, "venue", None))
     try:
         assistant.llm  # noqa: B018 - resolve now, before the first question
     except LLMUnavailable:
