@@ -363,7 +363,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if corpus is None:
         default = Path("..") / "shared" / "corpora"
         corpus = sorted(default.glob("*.jsonl")) if default.is_dir() else []
-    path, report = run_eval(_settings(args), args.gold, args.out, corpus, args.retrieval_only)
+    path, _ = run_eval(_settings(args), args.gold, args.out, corpus, args.retrieval_only)
     print(path.read_text(encoding="utf-8"))
     print(f"Report: {path} (and {path.with_suffix('.json')})")
     return 0

@@ -230,7 +230,7 @@ def _retrieval_table(title: str, report: dict[str, Any]) -> list[str]:
 
 
 def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
-    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
     rows = [
         ("required-fact coverage", metrics["fact_coverage"], metrics["fact_coverage_closed_book"]),
         ("citation precision (cited papers that are gold)", metrics["citation_precision"], None),
@@ -245,10 +245,10 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
              "| metric | paper-assistant | same LLM, no retrieval |", "|---|---|---|"]
     lines += [f"| {name} | {fmt(ours)} | {fmt(base)} |" for name, ours, base in rows]
     lat = metrics["latency_ms"]
-    lines += ["", f"Latency ms p50/p95: retrieval {lat['retrieval_ms']['p50']}/{lat['retrieval_ms']['p95']}, "
-                  f"TTFT {lat['ttft_ms']['p50']}/{lat['ttft_ms']['p95']}, total {lat['total_ms']['p50']}/"
-                  f"{lat['total_ms']['p95']}; prompt tokens p50/p95 {metrics['prompt_tokens']['p50']}/"
-                  f"{metrics['prompt_tokens']['p95']}; extractive fallbacks: {metrics['extractive_fallbacks']}.", ""]
+    lines += ["", (f"Latency ms p50/p95: retrieval {lat['retrieval_ms']['p50']}/{lat['retrieval_ms']['p95']}, "
+                   f"TTFT {lat['ttft_ms']['p50']}/{lat['ttft_ms']['p95']}, total {lat['total_ms']['p50']}/"
+                   f"{lat['total_ms']['p95']}; prompt tokens p50/p95 {metrics['prompt_tokens']['p50']}/"
+                   f"{metrics['prompt_tokens']['p95']}; extractive fallbacks: {metrics['extractive_fallbacks']}."), ""]
     return lines
 
 

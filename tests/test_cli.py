@@ -17,7 +17,7 @@ from assistant.settings import Settings
 def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The real console entry point in a child process."""
     return subprocess.run(
-        [sys.executable, "-m", "assistant.cli", *args], input=stdin, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "assistant.cli", *args], input=stdin, check=False, capture_output=True, text=True, timeout=300,
         env={**os.environ, **(env or {})},
     )
 
