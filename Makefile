@@ -17,7 +17,10 @@ run: $(STAMP)
 	$(BIN)/paper-assistant ingest
 	$(BIN)/paper-assistant ui
 
+# Lint and type-check first (seconds), then the tests (minutes).
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 install: $(STAMP)

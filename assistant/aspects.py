@@ -13,14 +13,14 @@ import re
 
 from assistant.prompts import NOT_STATED
 
-_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\b[^.]{0,160}?\b(?:propose|introduce|present|develop|design|build|formalize|study|investigate)", re.I)
+_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\b[^.]{0,160}?\b(?:propose|introduce|present|develop|design|build|formalize|study|investigate)", re.IGNORECASE)
 #: Aspect -> (cue pattern, where it may occur: "before"/"after" the intro sentence, or "any").
 ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
-    "problem": (re.compile(r"\b(?:challeng|however|lack|struggle|limit|remain|fail|overlook|difficult|gap|problem|unclear|hinder|bottleneck|rare|underexplored)", re.I), "before"),
+    "problem": (re.compile(r"\b(?:challeng|however|lack|struggle|limit|remain|fail|overlook|difficult|gap|problem|unclear|hinder|bottleneck|rare|underexplored)", re.IGNORECASE), "before"),
     "approach": (_INTRO, "any"),
-    "data": (re.compile(r"\b(?:datasets?|data\b|recordings|subjects|hours|corpus|benchmarks?|cells|neurons|images|scenes|samples|cities|participants|judges|tissues)", re.I), "after"),
-    "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:find|show|demonstrate))", re.I), "after"),
-    "limitations or scope": (re.compile(r"\b(?:(?:is|are) limited to|restricted to|only (?:works|applies|considers)|cannot|future work|we leave|not yet|does not (?:generalize|scale|apply)|fails? to)", re.I), "after"),
+    "data": (re.compile(r"\b(?:datasets?|data\b|recordings|subjects|hours|corpus|benchmarks?|cells|neurons|images|scenes|samples|cities|participants|judges|tissues)", re.IGNORECASE), "after"),
+    "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:find|show|demonstrate))", re.IGNORECASE), "after"),
+    "limitations or scope": (re.compile(r"\b(?:(?:is|are) limited to|restricted to|only (?:works|applies|considers)|cannot|future work|we leave|not yet|does not (?:generalize|scale|apply)|fails? to)", re.IGNORECASE), "after"),
 }
 #: Words kept of a sentence shown in a cell.
 CELL_WORDS = 40
@@ -61,7 +61,7 @@ def aspect_table(papers_sentences: list[list[str]]) -> tuple[list[dict[str, str]
     """Rows {"aspect", "a", "b"} for two papers, and the sentence indices used per paper."""
     picks = [aspect_sentences(sents) for sents in papers_sentences]
     table = [
-        {"aspect": aspect, **{side: _cell(sents[pick[aspect]]) if pick[aspect] is not None else NOT_STATED
+        {"aspect": aspect, **{side: _cell(sents[i]) if (i := pick[aspect]) is not None else NOT_STATED
                               for side, sents, pick in zip(("a", "b"), papers_sentences, picks, strict=True)}}
         for aspect in ASPECTS
     ]

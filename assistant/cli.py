@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from assistant.settings import Settings, set_offline_env
+from assistant.settings import Settings, load_settings, set_offline_env
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -128,16 +128,20 @@ def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> 
     _common(parser)
 
 
+#: Settings fields that command-line flags set: field -> (argparse dest, flag).
+FLAGS = {
+    "storage": ("storage", "--storage"), "top_k": ("k", "--k"), "base_url": ("base_url", "--base-url"),
+    "model": ("model", "--model"), "local_model": ("local_model", "--local-model"),
+    "local_port": ("local_port", "--port"), "chroma_url": ("chroma_url", "--chroma-url"),
+}
+
+
 def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, Any] = {}
-    if getattr(args, "storage", None) is not None:
-        overrides["storage"] = args.storage
-    if getattr(args, "k", None) is not None:
-        overrides["top_k"] = args.k
-    for flag in ("base_url", "model", "local_model", "local_port", "chroma_url"):
-        if getattr(args, flag, None):
-            overrides[flag] = getattr(args, flag)
-    return Settings(**overrides)
+    """Settings with the given flags over the environment; an empty string
+    flag leaves the environment's value (a bad number is a one-line error)."""
+    given = {field: getattr(args, dest, None) for field, (dest, _) in FLAGS.items()}
+    overrides = {field: value for field, value in given.items() if value is not None and value != ""}
+    return load_settings(overrides, {field: flag for field, (_, flag) in FLAGS.items()})
 
 
 def _print_json(payload: Any) -> None:
@@ -203,9 +207,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     retriever = PaperRetriever(PaperIndex(settings), k=settings.top_k, venue=args.venue, year=args.year)
-    if not retriever.allowed(args.venue, args.year):
-        venues = sorted({p.venue for p in retriever.index.lexical[1]})
-        raise InputError(f"No indexed papers match venue={args.venue!r} year={args.year}; venues: {', '.join(venues)}.")
+    retriever.check_filters(args.venue, args.year)
     if args.query == "-":
         for line in sys.stdin:
             if line.strip():
@@ -283,11 +285,13 @@ def _print_answer(result: Any, streamed: str) -> None:
 
 def _assistant(args: argparse.Namespace) -> Any:
     """The assistant with its LLM endpoint resolved (the local server started)
-    up front; when that fails, answers still come, extractive, with a warning."""
+    up front; when that fails, answers still come, extractive, with a warning.
+    A ``--venue`` no indexed paper has is an error before any of that."""
     from assistant.answer import Assistant
     from assistant.errors import LLMUnavailable
 
     assistant = Assistant(_settings(args))
+    assistant.retriever.check_filters(getattr(args, "venue", None))
     try:
         assistant.llm  # noqa: B018 - resolve now, before the first question
     except LLMUnavailable:
@@ -367,7 +371,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if corpus is None:
         default = Path("..") / "shared" / "corpora"
         corpus = sorted(default.glob("*.jsonl")) if default.is_dir() else []
-    path, report = run_eval(_settings(args), gold, args.out, corpus, args.retrieval_only, limit=args.limit)
+    path, _ = run_eval(_settings(args), gold, args.out, corpus, args.retrieval_only, limit=args.limit)
     print(path.read_text(encoding="utf-8"))
     print(f"Report: {path} (and {path.with_suffix('.json')})")
     return 0

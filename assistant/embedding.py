@@ -69,7 +69,8 @@ class MiniLMEmbedding(BaseEmbedding):
     _counter: Any = PrivateAttr()
 
     def __init__(self, embed_batch_size: int = 8, threads: int = 0, **kwargs: Any) -> None:
-        super().__init__(model_name=MODEL_ID, embed_batch_size=embed_batch_size, threads=threads, **kwargs)
+        super().__init__(model_name=MODEL_ID, embed_batch_size=embed_batch_size, **kwargs)
+        self.threads = threads  # after: the base class's typed __init__ knows only its own fields
         import onnxruntime as ort
         from tokenizers import Tokenizer
 

@@ -291,7 +291,7 @@ def _retrieval_table(title: str, report: dict[str, Any]) -> list[str]:
 
 
 def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
-    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    fmt = lambda v: "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
     rows = [
         ("required-fact coverage", metrics["fact_coverage"], metrics["fact_coverage_closed_book"]),
         ("evidence coverage (facts in what the model is shown)", metrics["evidence_coverage"], None),

@@ -18,7 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -124,7 +123,9 @@ class PaperIndex:
     def client(self) -> Any:
         """The embedded PersistentClient under ``storage``, or a Chroma server's HttpClient."""
         import chromadb
+        import httpx
         from chromadb.config import Settings as ChromaSettings
+        from chromadb.errors import ChromaError
 
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
         if self.settings.chroma_url:
@@ -134,7 +135,8 @@ class PaperIndex:
             try:
                 return chromadb.HttpClient(host=url.hostname or "localhost", port=url.port or 8000,
                                            ssl=url.scheme == "https", headers=headers, settings=chroma_settings)
-            except Exception as exc:  # refused, DNS, auth: all mean the server cannot be used
+            # chromadb reports refused/DNS as ValueError, auth as ChromaError; others come from httpx or the OS
+            except (ValueError, ChromaError, httpx.HTTPError, OSError) as exc:
                 raise StorageError(
                     f"Cannot reach the Chroma server at {self.settings.chroma_url} ({type(exc).__name__}): start it "
                     "(`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
@@ -293,10 +295,12 @@ class PaperIndex:
     def _open_for_ingest(self) -> tuple[Any, list[Paper], bool]:
         """The collection to write to, its current papers, and whether it is a
         fresh rebuild (the stored one came from another embedding model)."""
+        from chromadb.errors import NotFoundError
+
         self._check_writable()
         try:
             col = self.client.get_collection(self.settings.collection)
-        except Exception:
+        except NotFoundError:
             col = None
         if col is not None:
             try:
@@ -309,10 +313,12 @@ class PaperIndex:
         return self._create(self.settings.collection, replace=False), [], False
 
     def _create(self, name: str, replace: bool) -> Any:
+        from chromadb.errors import NotFoundError
+
         if replace:
             try:
                 self.client.delete_collection(name)
-            except Exception:
+            except NotFoundError:
                 log.debug("no leftover collection %s to delete", name)
         return self.client.create_collection(
             name,
@@ -394,5 +400,5 @@ def venue_matches(venue: str, wanted: str | None) -> bool:
     """Venue filter that forgives case and spacing ('neurips2025' = 'NeurIPS 2025')."""
     if not wanted:
         return True
-    squash = lambda s: "".join(s.split()).casefold()  # noqa: E731
+    squash = lambda s: "".join(s.split()).casefold()
     return squash(wanted) in squash(venue)

@@ -156,7 +156,7 @@ def _stamp(path: Path, model: LocalModel) -> str:
 def _models_at(base_url: str, timeout: float = 2.0) -> list[str] | None:
     """Model ids served at ``base_url``, or None when nothing healthy answers."""
     try:
-        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as response:  # noqa: S310 - loopback only
+        with urllib.request.urlopen(f"{base_url}/models", timeout=timeout) as response:
             return [m["id"] for m in json.load(response).get("data", [])]
     except (OSError, ValueError, KeyError, urllib.error.URLError):
         return None
@@ -250,7 +250,7 @@ class LocalServer:
         request = urllib.request.Request(f"{self.base_url}/chat/completions", data=body,
                                          headers={"Content-Type": "application/json"})
         with contextlib.suppress(OSError, urllib.error.URLError):
-            urllib.request.urlopen(request, timeout=60).close()  # noqa: S310 - loopback only
+            urllib.request.urlopen(request, timeout=60).close()
 
     def _log_tail(self) -> str:
         try:

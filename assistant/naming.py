@@ -109,7 +109,7 @@ def describe(abstract: str) -> str:
     )
     phrase = match.group(1) if match else abstract
     phrase = re.split(r"(?<=[a-z0-9)])\.\s", phrase, maxsplit=1)[0]
-    phrase = re.sub(r"^(?:(?:whether|how|that|on|and|" + "|".join(_SKIP_WORDS) + r")\s+)+", "", phrase, flags=re.I)
+    phrase = re.sub(r"^(?:(?:whether|how|that|on|and|" + "|".join(_SKIP_WORDS) + r")\s+)+", "", phrase, flags=re.IGNORECASE)
     for cut in _CLAUSE_END.finditer(phrase):
         if len(phrase[: cut.start()].split()) >= 3:
             phrase = phrase[: cut.start()]

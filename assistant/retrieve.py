@@ -15,6 +15,7 @@ import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant.errors import InputError
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
 
@@ -74,6 +75,20 @@ class PaperRetriever(BaseRetriever):
         """Positions (in the lexical index) of papers passing the filters."""
         _, papers = self.index.lexical
         return [i for i, p in enumerate(papers) if venue_matches(p.venue, venue) and (year is None or p.year == year)]
+
+    def check_filters(self, venue: str | None, year: int | None = None) -> None:
+        """Raise an InputError naming the indexed venues (and years) when no
+        paper passes the filters: a mistyped or absent venue is the user's to
+        fix, not a question that "no matching papers" answer."""
+        if (not venue and year is None) or self.allowed(venue, year):
+            return
+        _, papers = self.index.lexical
+        wanted = " and ".join(part for part in (f"venue {venue!r}" if venue else "",
+                                                 f"year {year}" if year is not None else "") if part)
+        known = f"indexed venues: {', '.join(sorted({p.venue for p in papers if p.venue})) or 'none'}"
+        if year is not None:
+            known += f"; years: {', '.join(str(y) for y in sorted({p.year for p in papers if p.year})) or 'none'}"
+        raise InputError(f"No indexed paper is from {wanted} ({known}).")
 
     def search(self, query: str, k: int | None = None, venue: str | None = None, year: int | None = None,
                mode: Mode | None = None) -> list[Hit]:

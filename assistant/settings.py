@@ -9,10 +9,16 @@ never disagree about where the index lives or how deep retrieval goes.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr
+import annotated_types
+from pydantic import AliasChoices, Field, SecretStr, ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from assistant.errors import ConfigError
 
 #: Variables that stop bundled libraries from phoning home; set at start-up.
 OFFLINE_ENV = {
@@ -121,3 +127,60 @@ class Settings(BaseSettings):
     def resolved_storage(self) -> Path:
         """The storage folder as an absolute path (so messages name it clearly)."""
         return self.storage.expanduser().resolve()
+
+
+def env_names(field: str) -> list[str]:
+    """The environment variables that set ``field``, in the order pydantic
+    tries them (an alias list, or ``PAPER_ASSISTANT_<FIELD>``)."""
+    alias = Settings.model_fields[field].validation_alias
+    if isinstance(alias, AliasChoices):
+        return [choice for choice in alias.choices if isinstance(choice, str) and choice.isupper()]
+    return [f"{Settings.model_config.get('env_prefix', '')}{field}".upper()]
+
+
+def load_settings(overrides: Mapping[str, Any], flags: Mapping[str, str]) -> Settings:
+    """Settings from ``overrides`` (command-line flags) over the environment and
+    ``.env``. A bad value is a ConfigError of one line naming the flag or the
+    variable it came from and what it accepts: pydantic's own report is
+    several lines aimed at programmers."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = [_problem(error, overrides, flags) for error in exc.errors()]
+        raise ConfigError("; ".join(problems) + ".") from None
+
+
+def _problem(error: ErrorDetails, overrides: Mapping[str, Any], flags: Mapping[str, str]) -> str:
+    """One invalid value as a phrase: "--k must be a whole number from 1 to 100 (got 0)"."""
+    field = _field_of(str(error["loc"][0]) if error["loc"] else "")
+    if field is None:
+        return f"invalid setting: {error['msg']}"
+    if field in overrides:
+        name = flags.get(field, "--" + field.replace("_", "-"))
+    else:  # the environment, else the .env file: name the variable actually set when we can tell
+        names = env_names(field)
+        name = next((n for n in names if n in os.environ), names[0])
+    info = Settings.model_fields[field]
+    kind = "a whole number" if info.annotation is int else "a number" if info.annotation is float else None
+    if kind is None:  # not a number: pydantic's own words, without echoing a value that may be secret
+        return f"{name}: {error['msg']}"
+    return f"{name} must be {kind}{_range(info.metadata)} (got {error['input']!r})"
+
+
+def _field_of(loc: str) -> str | None:
+    """The field a validation error is about; pydantic reports an alias when
+    the value came through one (``OPENAI_BASE_URL``)."""
+    if loc in Settings.model_fields:
+        return loc
+    return next((f for f in Settings.model_fields if loc.upper() in env_names(f)), None)
+
+
+def _range(metadata: list[Any]) -> str:
+    """A field's bounds as words: " from 1 to 100", " of at least 512"."""
+    bounds = {kind: getattr(item, kind) for item in metadata for kind in ("ge", "gt", "le", "lt")
+              if isinstance(item, getattr(annotated_types, kind.capitalize()))}
+    if "ge" in bounds and "le" in bounds:
+        return f" from {bounds['ge']:g} to {bounds['le']:g}"
+    words = {"ge": "of at least", "gt": "greater than", "le": "of at most", "lt": "less than"}
+    parts = [f"{words[kind]} {value:g}" for kind, value in bounds.items()]
+    return " " + " and ".join(parts) if parts else ""

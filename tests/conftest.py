@@ -104,6 +104,6 @@ def source_number(body: dict, name: str) -> int:
     import re
 
     prompt = body["messages"][-1]["content"]
-    match = re.search(rf"^\[(\d+)\] {re.escape(name)} \(", prompt, re.M)
+    match = re.search(rf"^\[(\d+)\] {re.escape(name)} \(", prompt, re.MULTILINE)
     assert match, f"{name} not among the sources:\n{prompt}"
     return int(match.group(1))

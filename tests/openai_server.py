@@ -32,7 +32,7 @@ from collections import deque
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any
+from typing import Any, Self
 
 Reply = str | Callable[[dict[str, Any]], str]
 
@@ -104,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         """Quiet: test output should not fill with access logs."""
 
     # ---- plumbing -------------------------------------------------------
@@ -155,8 +155,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw or b"{}")
             if not isinstance(body, dict):
-                raise ValueError("body is not a JSON object")
-        except ValueError as exc:
+                raise TypeError("body is not a JSON object")
+        except (ValueError, TypeError) as exc:
             self._send_json(400, _error_body(f"Invalid JSON body: {exc}", "invalid_request_error", None))
             return
         body["_headers"] = {name.lower(): value for name, value in self.headers.items()}
@@ -173,7 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
 
         try:
             text = owner._take_reply(body)
-        except Exception as exc:  # a broken scripted callable: surface it, don't hang the client
+        except Exception as exc:  # noqa: BLE001 - a test's scripted callable may raise anything: surface it as a 500
             self._send_json(500, _error_body(f"scripted reply raised {exc!r}", "server_error", None))
             return
         if body.get("stream"):
@@ -375,7 +375,7 @@ class ScriptedOpenAI:
             self._thread.join(timeout=2)
             self._thread = None
 
-    def __enter__(self) -> ScriptedOpenAI:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(
@@ -433,5 +433,5 @@ class ScriptedOpenAI:
             script = self._replies[0] if self._replies else self._default
         try:
             return script(body) if callable(script) else script
-        except Exception:
+        except Exception:  # noqa: BLE001 - a test's scripted callable may raise anything
             return "partial answer"

@@ -17,7 +17,7 @@ from assistant.settings import Settings
 def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """The real console entry point in a child process."""
     return subprocess.run(
-        [sys.executable, "-m", "assistant.cli", *args], input=stdin, capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "assistant.cli", *args], input=stdin, check=False, capture_output=True, text=True, timeout=300,
         env={**os.environ, **(env or {})},
     )
 
@@ -79,8 +79,30 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path, args: list[str], 
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["search", "x", "--k", "0"], {}, "--k must be a whole number from 1 to 100 (got 0)."),
+        (["search", "x", "--k", "101"], {}, "--k must be a whole number from 1 to 100 (got 101)."),
+        (["search", "x"], {"PAPER_ASSISTANT_TOP_K": "many"},
+         "PAPER_ASSISTANT_TOP_K must be a whole number from 1 to 100 (got 'many')."),
+        (["llm", "status", "--port", "0"], {}, "--port must be a whole number from 1 to 65535 (got 0)."),
+        (["papers"], {"PAPER_ASSISTANT_REQUEST_TIMEOUT": "0", "PAPER_ASSISTANT_CONTEXT_WINDOW": "100"},
+         ("PAPER_ASSISTANT_REQUEST_TIMEOUT must be a number greater than 0 (got '0'); "
+          "PAPER_ASSISTANT_CONTEXT_WINDOW must be a whole number of at least 512 (got '100').")),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_its_flag_or_variable(
+    tmp_path: Path, args: list[str], env: dict[str, str], message: str
+) -> None:
+    result = run_cli(*args, "--storage", str(tmp_path / "empty"), env=env)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == f"error: {message}\n"
+
+
 def test_unknown_venue_and_empty_query(seed_settings: Settings) -> None:
     result = run_cli("search", "EEG", "--venue", "CVPR 1999", "--storage", str(seed_settings.storage))
-    assert result.returncode == 1 and "venues: ICLR 2026, NeurIPS 2025" in result.stderr
+    assert result.returncode == 1
+    assert result.stderr == "error: No indexed paper is from venue 'CVPR 1999' (indexed venues: ICLR 2026, NeurIPS 2025).\n"
     result = run_cli("search", "  ", "--storage", str(seed_settings.storage))
     assert result.returncode == 1 and "query is empty" in result.stderr

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from assistant import prompts
 from assistant.settings import Settings
 
@@ -86,3 +88,14 @@ def test_local_model_failure_and_ambiguous_compare_are_one_line_messages(server:
     assert result.returncode == 1 and "ambiguous" in result.stderr and "Traceback" not in result.stderr
     result = run_cli("compare", "CSBrain", env=env_for(server, seed_settings))
     assert result.returncode == 1 and "Name two papers" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["ask", "What is SPINT?"], ["ask", "What is SPINT?", "--json"],
+                                     ["summarize", "EEG"], ["chat"]])
+def test_a_venue_no_paper_has_is_an_error_listing_the_venues(
+    server: ScriptedOpenAI, seed_settings: Settings, command: list[str]
+) -> None:
+    result = run_cli(*command, "--venue", "CVPR 2030", stdin="What is SPINT?\n", env=env_for(server, seed_settings))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == "error: No indexed paper is from venue 'CVPR 2030' (indexed venues: ICLR 2026, NeurIPS 2025).\n"
+    assert not server.requests

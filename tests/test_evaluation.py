@@ -8,8 +8,8 @@ from pathlib import Path
 from assistant import prompts
 from assistant.answer import Assistant
 from assistant.chunking import sentences
-from assistant.index import PaperIndex
 from assistant.evaluation import answer_metrics, answer_rows, facts_found, load_gold, run_eval
+from assistant.index import PaperIndex
 from assistant.settings import Settings
 
 from .conftest import source_number

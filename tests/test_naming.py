@@ -19,7 +19,7 @@ def test_all_38_seeds_have_distinct_names() -> None:
     papers = seed_papers()
     names = [p.name for p in papers]
     assert len(papers) == 38
-    assert len(set(n.casefold() for n in names)) == 38
+    assert len({n.casefold() for n in names}) == 38
     assert EXPECTED <= set(names)
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from assistant.answer import Assistant, Final
-from assistant.errors import StorageError
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
 from assistant.retrieve import PaperRetriever
@@ -108,7 +107,7 @@ def test_kill_9_during_ingest_then_ingest_again(tmp_path: Path) -> None:
     process.send_signal(signal.SIGKILL)
     process.wait()
     assert process.returncode == -signal.SIGKILL
-    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     line = result.stdout.strip().splitlines()[-1]
     added = int(line.split(": ")[1].split(" added")[0])
@@ -128,13 +127,13 @@ def mounted(kind: str, target: Path, source: Path | None = None) -> Iterator[Non
     else:
         cmds = [["mount", "--bind", str(source), str(target)], ["mount", "-o", "remount,bind,ro", str(target)]]
     for cmd in cmds:
-        if subprocess.run(cmd, capture_output=True).returncode != 0:
-            subprocess.run(["umount", str(target)], capture_output=True)
+        if subprocess.run(cmd, check=False, capture_output=True).returncode != 0:
+            subprocess.run(["umount", str(target)], check=False, capture_output=True)
             pytest.skip(f"cannot {' '.join(cmd)} here (needs root)")
     try:
         yield
     finally:
-        subprocess.run(["umount", "-l", str(target)], capture_output=True)
+        subprocess.run(["umount", "-l", str(target)], check=False, capture_output=True)
 
 
 def test_read_only_storage_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:

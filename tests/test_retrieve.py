@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.errors import InputError
 from assistant.evaluation import load_gold, retrieval_metrics
 from assistant.retrieve import PaperRetriever
 
@@ -59,3 +60,13 @@ def test_llamaindex_retriever_interface(seed_retriever: PaperRetriever) -> None:
     nodes = seed_retriever.retrieve("What is SPINT?")
     assert nodes[0].node.metadata["name"] == "SPINT" and nodes[0].score == 1.0
     assert len(nodes) == seed_retriever.k and "FALCON" in nodes[0].node.get_content()
+
+
+def test_a_filter_no_paper_passes_names_what_is_indexed(seed_retriever: PaperRetriever) -> None:
+    seed_retriever.check_filters(None)
+    seed_retriever.check_filters("iclr2026", 2026)  # case and spaces forgiven
+    with pytest.raises(InputError, match=r"^No indexed paper is from venue 'CVPR 2030' \(indexed venues: ICLR 2026, "
+                                         r"NeurIPS 2025\)\.$"):
+        seed_retriever.check_filters("CVPR 2030")
+    with pytest.raises(InputError, match=r"from venue 'ICLR 2026' and year 2025 \(.*; years: 2025, 2026\)"):
+        seed_retriever.check_filters("ICLR 2026", 2025)

@@ -43,7 +43,7 @@ def test_auth_is_required_and_the_password_stays_secret(seed_settings: Settings)
             config = f"HTTP {exc.code}"
         assert PASSWORD not in config and "sk-ui-secret-777" not in config
         assert "Browse" not in config  # the app itself is behind the login
-        login = urllib.request.Request(base + "/login", data="username=lab&password=wrong".encode(),
+        login = urllib.request.Request(base + "/login", data=b"username=lab&password=wrong",
                                        headers={"Content-Type": "application/x-www-form-urlencoded"})
         try:
             urllib.request.urlopen(login, timeout=5)

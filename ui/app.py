@@ -365,9 +365,9 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 message = gr.Textbox(show_label=False, placeholder=PLACEHOLDERS[ASK], scale=5, elem_id="message")
                 send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
             with gr.Row(visible=False) as compare_row:
-                pickers = [gr.Dropdown(h.choices, value=None, label=f"Paper {side}", filterable=True,
-                                       allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
-                           for side in "AB"]
+                pick_a, pick_b = (gr.Dropdown(h.choices, value=None, label=f"Paper {side}", filterable=True,
+                                              allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
+                                  for side in "AB")
                 compare = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
             with gr.Row(visible=bool(h.examples)):
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
@@ -376,7 +376,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
         with gr.Column(scale=2):
             sources = gr.HTML(render.sources_panel([]), elem_id="sources")
-    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, *pickers, compare, examples, clear,
+    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, pick_a, pick_b, compare, examples, clear,
                    export, sources)
 
 
