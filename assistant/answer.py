@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,8 +80,11 @@ class AnswerResult:
         }
         return payload | self.extra
 
-    def to_markdown(self) -> str:
-        """The answer with its table (compare) and reference list, for export."""
+    def to_markdown(self, keys: Mapping[str, str] | None = None) -> str:
+        """The answer with its table (compare) and reference list, for export.
+        ``keys`` (paper id -> BibTeX key, see ``references.answer_exports``)
+        cite each reference as ``[@key]``, so pandoc links it to the .bib export."""
+        keys = keys or {}
         lines = [f"# {self.question}", "", self.answer, ""]
         if self.extractive:
             lines[2:2] = [f"> The LLM was unavailable ({self.error}); these sentences are quoted from the abstracts.", ""]
@@ -92,6 +95,7 @@ class AnswerResult:
             lines.append("")
         lines += ["## References", ""]
         lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
+                  + (f" [@{keys[s['paper_id']]}]" if s["paper_id"] in keys else "")
                   + ("" if s["n"] <= len(self.citations) else " — not cited") for s in self.sources]
         return "\n".join(lines) + "\n"
 
