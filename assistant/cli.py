@@ -93,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
     _endpoint_options(ui)
     _common(ui)
 
+    mcp = sub.add_parser("mcp", help="serve the collection to AI agents over MCP (stdio, or --http PORT)")
+    mcp.add_argument("--http", type=int, metavar="PORT",
+                     help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    _endpoint_options(mcp)
+    _common(mcp)
+
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
     llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
     status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
@@ -167,10 +173,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_papers(args: argparse.Namespace) -> int:
     from assistant.index import PaperIndex
+    from assistant.payloads import papers_json
 
     papers = PaperIndex(_settings(args)).papers(args.venue)
     if args.json:
-        _print_json([{"paper_id": p.paper_id, "title": p.name, "venue": p.venue, "abstract": p.abstract} for p in papers])
+        _print_json(papers_json(papers))
         return 0
     if not papers:
         print(f"No papers from venue '{args.venue}'." if args.venue else "No papers.")
@@ -182,28 +189,15 @@ def cmd_papers(args: argparse.Namespace) -> int:
     return 0
 
 
-def search_json(query: str, hits: Sequence[Any]) -> dict[str, Any]:
-    """The ``search --json`` contract."""
-    return {
-        "query": query,
-        "results": [
-            {"paper_id": h.paper.paper_id, "title": h.paper.name, "venue": h.paper.venue,
-             "score": round(h.score, 4), "abstract": h.paper.abstract}
-            for h in hits
-        ],
-    }
-
-
 def cmd_search(args: argparse.Namespace) -> int:
     from assistant.errors import InputError
     from assistant.index import PaperIndex
+    from assistant.payloads import search_json
     from assistant.retrieve import PaperRetriever
 
     settings = _settings(args)
     retriever = PaperRetriever(PaperIndex(settings), k=settings.top_k, venue=args.venue, year=args.year)
-    if not retriever.allowed(args.venue, args.year):
-        venues = sorted({p.venue for p in retriever.index.lexical[1]})
-        raise InputError(f"No indexed papers match venue={args.venue!r} year={args.year}; venues: {', '.join(venues)}.")
+    retriever.require(args.venue, args.year)
     if args.query == "-":
         for line in sys.stdin:
             if line.strip():
@@ -397,6 +391,13 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from assistant.mcp_server import serve
+
+    serve(_settings(args), http_port=args.http)
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     from assistant.local import MODELS, shared_server
 
@@ -444,7 +445,7 @@ def _pause() -> None:
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
     "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
-    "eval": cmd_eval, "ui": cmd_ui,
+    "eval": cmd_eval, "ui": cmd_ui, "mcp": cmd_mcp,
 }
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant.errors import InputError
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
 
@@ -74,6 +75,12 @@ class PaperRetriever(BaseRetriever):
         """Positions (in the lexical index) of papers passing the filters."""
         _, papers = self.index.lexical
         return [i for i, p in enumerate(papers) if venue_matches(p.venue, venue) and (year is None or p.year == year)]
+
+    def require(self, venue: str | None, year: int | None) -> None:
+        """Refuse filters that no indexed paper passes, naming the venues there are."""
+        if not self.allowed(venue, year):
+            venues = sorted({p.venue for p in self.index.lexical[1]})
+            raise InputError(f"No indexed papers match venue={venue!r} year={year}; venues: {', '.join(venues)}.")
 
     def search(self, query: str, k: int | None = None, venue: str | None = None, year: int | None = None,
                mode: Mode | None = None) -> list[Hit]:
