@@ -41,7 +41,7 @@ NAMED_SKIPS = 5
 _RIS_TYPES = {"JOUR": "article", "JFULL": "article", "MGZN": "article", "CONF": "inproceedings",
               "CPAPER": "inproceedings", "CHAP": "incollection", "BOOK": "book", "THES": "phdthesis",
               "RPRT": "techreport"}
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _KEY_WORD = re.compile(r"[a-z0-9]+")
 _TITLE_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "towards", "toward", "when", "how", "what",
                     "why", "is", "are", "do", "does", "can"}

@@ -38,10 +38,9 @@ def test_content_key_ignores_formatting_but_not_words() -> None:
     ("raw", "clean"),
     [
         (r"Nystr{\"o}m and Schr\"{o}dinger, R$\'{e}$nyi", "Nyström and Schrödinger, Rényi"),
-        (r"G{\"o}del, Stra{\ss}e, {\L}ukasz, \c{C}a\u{g}lar, Fran\c cois, \v{S}ircelj", "Gödel, Straße, Łukasz, "
-                                                                                         "Çağlar, François, Šircelj"),
-        (r"{BERT}: Pre-training \& fine-tuning, see \url{https://x.org}", "BERT: Pre-training & fine-tuning, see "
-                                                                          "https://x.org"),
+        (r"G{\"o}del, Stra{\ss}e, {\L}ukasz, \c{C}a\u{g}lar, Fran\c cois, \v{S}ircelj",
+         "Gödel, Straße, Łukasz, Çağlar, François, Šircelj"),
+        (r"{BERT}: Pre-training \& fine-tuning, see \url{https://x.org}", "BERT: Pre-training & fine-tuning, see https://x.org"),
         (r"\textbf{G{\"o}del} by $\sim$4\textasciitilde{}", "Gödel by ~4~"),
     ],
 )

@@ -134,7 +134,7 @@ def test_answer_exports_from_seed_papers_use_generated_keys(server: ScriptedOpen
                      env=env_for(server, seed_settings))
     assert result.returncode == 0, result.stderr
     key = re.search(r"@inproceedings\{(spint2025[0-9a-f]{4}),", bibtex.read_text(encoding="utf-8"))
-    assert key and f"1. SPINT — NeurIPS 2025" in markdown.read_text(encoding="utf-8")
+    assert key and "1. SPINT — NeurIPS 2025" in markdown.read_text(encoding="utf-8")
     assert f"[@{key.group(1)}]" in markdown.read_text(encoding="utf-8")
     result = run_cli("ask", "What is SPINT?", "--bibtex", str(tmp_path / "no" / "such" / "dir.bib"),
                      env=env_for(server, seed_settings))

@@ -209,7 +209,7 @@ def test_cards_come_first_then_the_answer_streams_with_linked_citations(
     with page.expect_download() as download:
         page.click("#export-bib")
     bibtex = Path(download.value.path()).read_text(encoding="utf-8")
-    key = re.search(r"^@\w+\{([^,]+),\n\s*title = \{\{SPINT\}\}", bibtex, re.M)
+    key = re.search(r"^@\w+\{([^,]+),\n\s*title = \{\{SPINT\}\}", bibtex, re.MULTILINE)
     assert key and f"[@{key.group(1)}]" in exported  # the markdown cites the BibTeX entry
 
 
