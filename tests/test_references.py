@@ -124,6 +124,8 @@ def test_ingest_bibtex_then_compare_by_citation_key_and_export(server: ScriptedO
     text = bibtex.read_text(encoding="utf-8")
     assert text.startswith("@inproceedings{vaswani2017attention,") and "@inproceedings{devlin2019bert," in text
     assert "(id `vaswani2017attention`) [@vaswani2017attention]" in markdown.read_text(encoding="utf-8")
+    found = run_cli("search", "What is devlin2019bert about?", "--json", "--k", "1", "--storage", str(storage))
+    assert json.loads(found.stdout)["results"][0]["paper_id"] == "devlin2019bert"  # the key names the paper
 
 
 def test_answer_exports_from_seed_papers_use_generated_keys(server: ScriptedOpenAI, seed_settings: Settings,
