@@ -29,7 +29,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 #: A short sentence that states nothing ("Not stated.", "N/A").
-_NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.I)
+_NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.IGNORECASE)
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
 #: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.
@@ -191,7 +191,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.status = "unsupported"  # a number or name no source states: confabulated
             continue
         allowed = set(named) or valid
-        holds = lambda cited: all(own & set(cited) for own in owners)  # noqa: E731
+        holds = lambda cited: all(own & set(cited) for own in owners)
         supported = [n for n in claim.cited if n in allowed and claim.scores[n] >= threshold]
         if supported and holds(supported):
             claim.cited = supported

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     ingest = sub.add_parser("ingest", help="index paper lists (default: the bundled NeurIPS 2025 + ICLR 2026 lists)")
     ingest.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                        help=".txt list, .jsonl/.json/.csv records, or a folder of them")
+                        help=".txt list, .jsonl/.json/.csv records, .bib/.ris reference export, or a folder of them")
     ingest.add_argument("--prune", action="store_true", help="remove indexed papers that the given sources no longer hold")
     _common(ingest)
 
@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     _endpoint_options(ui)
     _common(ui)
 
+    mcp = sub.add_parser("mcp", help="serve the collection to AI agents over MCP (stdio, or --http PORT)")
+    mcp.add_argument("--http", type=int, metavar="PORT",
+                     help="serve streamable HTTP on http://127.0.0.1:PORT/mcp instead of stdio")
+    _endpoint_options(mcp)
+    _common(mcp)
+
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
     llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
     status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
@@ -125,6 +131,7 @@ def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> 
     if with_json:
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
         parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the answer and references to FILE")
+        parser.add_argument("--bibtex", type=Path, metavar="FILE", help="also write the references as BibTeX to FILE")
     _common(parser)
 
 
@@ -160,11 +167,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     for skip in report.skipped[:20]:
         print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
     if len(report.skipped) > 20:
-        print(f"... and {len(report.skipped) - 20} more skipped", file=sys.stderr)
+        print(f"... and {sum(s.count for s in report.skipped[20:])} more skipped", file=sys.stderr)
     print(
         f"Indexed {report.total} papers in {index.location} in {report.seconds:.1f} s: "
         f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
-        f"{report.removed} removed, {report.merged} duplicates merged, {len(report.skipped)} skipped"
+        f"{report.removed} removed, {report.merged} duplicates merged, {sum(s.count for s in report.skipped)} skipped"
         + (" (rebuilt for the current embedding model)" if report.rebuilt else "")
         + "."
     )
@@ -173,10 +180,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_papers(args: argparse.Namespace) -> int:
     from assistant.index import PaperIndex
+    from assistant.payloads import papers_json
 
     papers = PaperIndex(_settings(args)).papers(args.venue)
     if args.json:
-        _print_json([{"paper_id": p.paper_id, "title": p.name, "venue": p.venue, "abstract": p.abstract} for p in papers])
+        _print_json(papers_json(papers))
         return 0
     if not papers:
         print(f"No papers from venue '{args.venue}'." if args.venue else "No papers.")
@@ -188,21 +196,10 @@ def cmd_papers(args: argparse.Namespace) -> int:
     return 0
 
 
-def search_json(query: str, hits: Sequence[Any]) -> dict[str, Any]:
-    """The ``search --json`` contract."""
-    return {
-        "query": query,
-        "results": [
-            {"paper_id": h.paper.paper_id, "title": h.paper.name, "venue": h.paper.venue,
-             "score": round(h.score, 4), "abstract": h.paper.abstract}
-            for h in hits
-        ],
-    }
-
-
 def cmd_search(args: argparse.Namespace) -> int:
     from assistant.errors import InputError
     from assistant.index import PaperIndex
+    from assistant.payloads import search_json
     from assistant.retrieve import PaperRetriever
 
     settings = _settings(args)
@@ -228,9 +225,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False) -> Any:
+def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False, index: Any = None) -> Any:
     """Print an answer's events: sources first, tokens as they stream (on a
-    terminal), then the checked answer with its references. Returns the result."""
+    terminal), then the checked answer with its references, and write the
+    exports asked for (``index`` has the papers they need). Returns the result."""
     from assistant.answer import Draft, Final, Routed, Sources, Token
 
     as_json = batch or getattr(args, "json", False)
@@ -255,10 +253,25 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
                 _print_json(result.to_json())
             else:
                 _print_answer(result, streamed)
-            if getattr(args, "markdown", None):
-                args.markdown.write_text(result.to_markdown(), encoding="utf-8")
+            _export(result, args, index)
             return result
     return None
+
+
+def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
+    """``--markdown`` and ``--bibtex``: the markdown's references cite the BibTeX keys."""
+    if not (getattr(args, "markdown", None) or getattr(args, "bibtex", None)):
+        return
+    from assistant.errors import StorageError
+    from assistant.references import answer_exports
+
+    markdown, bibtex = answer_exports(result, {p.paper_id: p for p in index.lexical[1]})
+    for path, text in ((args.markdown, markdown), (args.bibtex, bibtex)):
+        if path is not None:
+            try:
+                path.write_text(text, encoding="utf-8")
+            except OSError as exc:
+                raise StorageError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
 
 
 def _print_answer(result: Any, streamed: str) -> None:
@@ -306,14 +319,14 @@ def _answer_command(args: argparse.Namespace, run: Any) -> int:
     if first == "-":
         for line in sys.stdin:
             if line.strip():
-                _render(run(assistant, line.strip()), args, batch=True)
+                _render(run(assistant, line.strip()), args, batch=True, index=assistant.index)
                 sys.stdout.flush()
         return 0
     if not first.strip():
         from assistant.errors import InputError
 
         raise InputError("The question is empty: say what you want to know.")
-    _render(run(assistant, first), args)
+    _render(run(assistant, first), args, index=assistant.index)
     return 0
 
 
@@ -392,6 +405,13 @@ def cmd_ui(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from assistant.mcp_server import serve
+
+    serve(_settings(args), http_port=args.http)
+    return 0
+
+
 def cmd_llm(args: argparse.Namespace) -> int:
     from assistant.local import MODELS, shared_server
 
@@ -439,7 +459,7 @@ def _pause() -> None:
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
     "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
-    "eval": cmd_eval, "ui": cmd_ui,
+    "eval": cmd_eval, "ui": cmd_ui, "mcp": cmd_mcp,
 }
 
 

@@ -29,8 +29,8 @@ from tqdm import tqdm
 
 from assistant import prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
-from assistant.finalize import is_refusal
 from assistant.cleaning import clean_text
+from assistant.finalize import is_refusal
 from assistant.index import PaperIndex
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.retrieve import Mode, PaperRetriever

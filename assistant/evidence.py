@@ -29,7 +29,7 @@ TERM_BONUS = 0.3
 #: Lift for sentences with a number when the question asks for a quantity.
 NUMBER_BONUS = 0.15
 _QUANTITY = re.compile(r"\b(?:how (?:many|much|large|big|long|fast|well|accurate)|number of|percent(?:age)?|"
-                       r"accuracy|rate|score|size|by how|what fraction|多少|几)", re.I)
+                       r"accuracy|rate|score|size|by how|what fraction|多少|几)", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 
 

@@ -31,7 +31,7 @@ _REFUSING = re.compile(
     r"no (?:information|mention|details?|data) (?:about|on|regarding|is|are)|cannot (?:be )?(?:determined|answer|find)|"
     r"(?:not|never) (?:explicitly )?(?:mentioned|stated|specified) in the (?:sources?|abstracts?))|"
     r"未(?:提及|提到|说明|给出)|没有(?:提及|提到|说明|相关信息)|不包含",
-    re.I)
+    re.IGNORECASE)
 
 
 def is_refusal(text: str) -> bool:

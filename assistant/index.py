@@ -28,7 +28,7 @@ from assistant.embedding import DIMENSION, MODEL_ID, MiniLMEmbedding
 from assistant.errors import AssistantError, IndexMismatch, IndexMissing, StorageError
 from assistant.lexical import LexicalDoc, LexicalIndex
 from assistant.naming import assign_names
-from assistant.papers import LoadResult, Paper, Skip, merge
+from assistant.papers import LATER_FIELDS, LoadResult, Paper, Skip, merge
 from assistant.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -59,7 +59,8 @@ class IngestReport:
 
 def paper_hash(paper: Paper) -> str:
     """Changes whenever anything we store or embed for the paper changes."""
-    payload = json.dumps([asdict(paper), CHUNKING_ID, MODEL_ID], sort_keys=True, ensure_ascii=False)
+    record = {k: v for k, v in asdict(paper).items() if v or k not in LATER_FIELDS}
+    payload = json.dumps([record, CHUNKING_ID, MODEL_ID], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -73,7 +74,8 @@ def _from_metadata(meta: dict[str, Any]) -> Paper:
 
 
 def lexical_doc(paper: Paper) -> LexicalDoc:
-    return LexicalDoc(paper.paper_id, paper.name, paper.alias, paper.title, paper.keywords, paper.abstract)
+    return LexicalDoc(paper.paper_id, paper.name, paper.alias, paper.title, paper.keywords, paper.abstract,
+                      paper.cite_key)
 
 
 def _free_mb(storage: str) -> float | None:

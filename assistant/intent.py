@@ -24,28 +24,28 @@ KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
 _COMPARE = re.compile(
     r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
     r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than)\b|比较|对比|区别|不同|相比|异同",
-    re.I)
+    re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
-    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|哪个会议|哪一年|发表在|发表于", re.I)
+    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|哪个会议|哪一年|发表在|发表于", re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|哪些论文|哪几篇|有哪些|多少篇|列出",
-    re.I)
+    re.IGNORECASE)
 _SUMMARY = re.compile(
     r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|landscape|gist|"
     r"state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|tell me about (?:the )?"
     r"(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b|总结|概述|综述|概况|概括|梳理",
-    re.I)
+    re.IGNORECASE)
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
-    r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.I)
+    r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|the (?:paper|method|model|"
-                      r"approach|first|second|former|latter|other|two|same))\b|它|它们|这篇|该|这个|那个", re.I)
+                      r"approach|first|second|former|latter|other|two|same))\b|它|它们|这篇|该|这个|那个", re.IGNORECASE)
 _SIDES = re.compile(
     r"(?:compare|comparing|comparison of|between|contrast|differences? between)?\s*(?P<a>.+?)\s+"
-    r"(?:and|with|to|vs\.?|versus|against|or|from|和|与|跟|同)\s+(?P<b>.+)", re.I)
+    r"(?:and|with|to|vs\.?|versus|against|or|from|和|与|跟|同)\s+(?P<b>.+)", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 

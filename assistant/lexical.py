@@ -61,15 +61,18 @@ class LexicalDoc:
     title: str
     keywords: str
     abstract: str
+    cite_key: str = ""
 
     def text(self) -> str:
         names = " ".join(dict.fromkeys(filter(None, (self.name, self.alias, self.title))))
         return " ".join([names] * NAME_WEIGHT + [self.keywords, self.abstract])
 
     def identity_keys(self, words: set[str]) -> set[str]:
-        """Keys a question can name this paper by: its alias, and a coined
-        name heading its title ('EvoBrain: Dynamic ...')."""
+        """Keys a question can name this paper by: its alias, its BibTeX
+        citation key, and a coined name heading its title ('EvoBrain: Dynamic ...')."""
         keys = _lookup_keys(self.alias, words) if self.alias else set()
+        if self.cite_key:
+            keys |= {self.cite_key, self.cite_key.casefold()}
         head = re.split(r":| - ", self.title, maxsplit=1)[0].strip() if ":" in self.title or " - " in self.title else ""
         if is_coined(head):
             keys |= _lookup_keys(head, words)

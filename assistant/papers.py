@@ -1,8 +1,9 @@
 """Read paper sources into clean, named, de-duplicated ``Paper`` records.
 
-Two kinds of source: the bundled plain-text lists (a header line naming the
-list, then one abstract per non-empty line) and structured records
-(JSONL, a JSON array, or CSV) with at least an ``abstract``. Problems with a
+Three kinds of source: the bundled plain-text lists (a header line naming the
+list, then one abstract per non-empty line), structured records (JSONL, a
+JSON array, or CSV) with at least an ``abstract``, and reference-manager
+exports (BibTeX, RIS: read in ``references.py``). Problems with a
 whole file stop the load with one clear message, before anything touches the
 index; problems with one record skip that record and say why.
 """
@@ -22,7 +23,8 @@ from assistant.cleaning import clean_text, content_key
 from assistant.errors import InputError
 
 SEEDS_DIR = Path(__file__).parent / "data" / "seeds"
-SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".json", ".csv")
+SUPPORTED_SUFFIXES = (".txt", ".jsonl", ".json", ".csv", ".bib", ".bibtex", ".ris")
+SUPPORTED_TEXT = ".txt, .jsonl, .json, .csv, .bib or .ris"
 #: Longer than any real abstract: such a line is a broken file, not a paper.
 MAX_ABSTRACT_CHARS = 20_000
 #: Fewer words than this cannot be an abstract (stray notes, headings).
@@ -58,6 +60,13 @@ class Paper:
     primary_area: str = ""
     url: str = ""
     status: str = ""
+    cite_key: str = ""
+    doi: str = ""
+    entry_type: str = ""
+
+#: Fields added after indexes were first built: hashed only when set, so that
+#: adding them did not make every stored paper look changed.
+LATER_FIELDS = ("cite_key", "doi", "entry_type")
 
 
 @dataclass
@@ -66,6 +75,7 @@ class Skip:
 
     where: str
     reason: str
+    count: int = 1
 
 
 @dataclass
@@ -113,7 +123,7 @@ def _read_text(path: Path) -> str:
     if not data.strip():
         raise InputError(f"{path} is empty: give a file with paper abstracts.")
     if b"\x00" in data[:65536]:
-        raise InputError(f"{path} is a binary file, not a paper list: give a .txt, .jsonl, .json or .csv file.")
+        raise InputError(f"{path} is a binary file, not a paper list: give a {SUPPORTED_TEXT} file.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -227,21 +237,34 @@ def _papers_from_records(records: Iterable[tuple[str, Any]], skipped: list[Skip]
             primary_area=_joined(record.get("primary_area")),
             url=_joined(record.get("url") or record.get("source_url")),
             status=_joined(record.get("status")),
+            cite_key=_joined(record.get("cite_key")),
+            doi=_joined(record.get("doi")),
+            entry_type=_joined(record.get("entry_type")),
         )
 
 
 def _load_file(path: Path, skipped: list[Skip]) -> list[Paper]:
-    """One file's papers, read by the format its suffix names."""
+    """One file's papers, read by the format its suffix names (a reference
+    export is also recognised by its content, whatever its suffix)."""
+    from assistant import references
+
     text = _read_text(path)
     suffix = path.suffix.lower()
-    if suffix == ".txt":
+    kind = references.format_of(path, text)
+    if kind == "bibtex":
+        records = references.bibtex_records(path, text, skipped)
+    elif kind == "ris":
+        records = references.ris_records(path, text, skipped)
+    elif suffix == ".txt":
         return list(_load_plain(path, text, skipped))
-    if suffix == ".jsonl":
+    elif suffix == ".jsonl":
         records = _records_jsonl(path, text, skipped)
     elif suffix == ".json":
         records = _records_json(path, text)
-    else:
+    elif suffix == ".csv":
         records = _records_csv(path, text)
+    else:
+        raise InputError(f"{path} is not a supported paper file: use {SUPPORTED_TEXT}.")
     return list(_papers_from_records(records, skipped))
 
 
@@ -254,16 +277,10 @@ def _expand(paths: Iterable[Path]) -> list[Path]:
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES)
             if not found:
-                raise InputError(
-                    f"{path} holds no paper files: put .txt, .jsonl, .json or .csv files in it."
-                )
+                raise InputError(f"{path} holds no paper files: put {SUPPORTED_TEXT} files in it.")
             files.extend(found)
-        elif path.suffix.lower() in SUPPORTED_SUFFIXES:
+        else:  # a file named directly: an unknown suffix is checked by content when it is read
             files.append(path)
-        else:
-            raise InputError(
-                f"{path} is not a supported paper file: use .txt, .jsonl, .json or .csv."
-            )
     return list(dict.fromkeys(files))
 
 
@@ -273,7 +290,7 @@ def merge(a: Paper, b: Paper) -> Paper:
     rich, poor = (b, a) if (b.title and not a.title) or (b.paper_id != b.key and a.paper_id == a.key) else (a, b)
     filled = {
         name: getattr(poor, name)
-        for name in ("title", "authors", "keywords", "venue", "primary_area", "url", "status", "year")
+        for name in ("title", "authors", "keywords", "venue", "primary_area", "url", "status", "year", *LATER_FIELDS)
         if not getattr(rich, name) and getattr(poor, name)
     }
     return replace(rich, **filled)

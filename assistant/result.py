@@ -8,6 +8,7 @@ the checked answer. The CLI prints them and the UI renders them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,8 +79,11 @@ class AnswerResult:
         }
         return payload | self.extra
 
-    def to_markdown(self) -> str:
-        """The answer with its table (compare) and reference list, for export."""
+    def to_markdown(self, keys: Mapping[str, str] | None = None) -> str:
+        """The answer with its table (compare) and reference list, for export.
+        ``keys`` (paper id -> BibTeX key, see ``references.answer_exports``)
+        cite each reference as ``[@key]``, so pandoc links it to the .bib export."""
+        keys = keys or {}
         lines = [f"# {self.question}", "", self.answer, ""]
         if self.quoted:
             lines[2:2] = [f"> {self.quoted_note()}", ""]
@@ -90,6 +94,7 @@ class AnswerResult:
             lines.append("")
         lines += ["## References", ""]
         lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
+                  + (f" [@{keys[s['paper_id']]}]" if s["paper_id"] in keys else "")
                   + ("" if s["n"] <= len(self.citations) else " — not cited") for s in self.sources]
         return "\n".join(lines) + "\n"
 

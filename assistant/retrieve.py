@@ -129,12 +129,12 @@ class PaperRetriever(BaseRetriever):
         ]
 
     def resolve(self, text: str) -> Resolution:
-        """The paper meant by a name, title, id or description ("CSBrain",
+        """The paper meant by a name, title, id, citation key or description ("CSBrain",
         "the 4D positional encoding EEG model"); candidates when unsure."""
         lexical, papers = self.index.lexical
         wanted = text.strip().casefold()
         exact = [p for p in papers if wanted in {p.paper_id.casefold(), p.name.casefold(), p.alias.casefold(),
-                                                 p.title.casefold()} - {""}]
+                                                 p.title.casefold(), p.cite_key.casefold()} - {""}]
         named = exact or [papers[i] for i in lexical.named(text)]
         if len(named) == 1:
             return Resolution(text, named[0], [])

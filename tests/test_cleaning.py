@@ -32,3 +32,17 @@ def test_content_key_ignores_formatting_but_not_words() -> None:
     b = "we propose X, a model\u2014that works e.g. well"
     assert content_key(a) == content_key(b)
     assert content_key(a) != content_key("We propose Y, a model that works well.")
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        (r"Nystr{\"o}m and Schr\"{o}dinger, R$\'{e}$nyi", "Nyström and Schrödinger, Rényi"),
+        (r"G{\"o}del, Stra{\ss}e, {\L}ukasz, \c{C}a\u{g}lar, Fran\c cois, \v{S}ircelj",
+         "Gödel, Straße, Łukasz, Çağlar, François, Šircelj"),
+        (r"{BERT}: Pre-training \& fine-tuning, see \url{https://x.org}", "BERT: Pre-training & fine-tuning, see https://x.org"),
+        (r"\textbf{G{\"o}del} by $\sim$4\textasciitilde{}", "Gödel by ~4~"),
+    ],
+)
+def test_bibtex_accents_and_braces_are_cleaned(raw: str, clean: str) -> None:
+    assert clean_text(raw) == clean

@@ -206,6 +206,11 @@ def test_cards_come_first_then_the_answer_streams_with_linked_citations(
         page.click("#export")
     exported = Path(download.value.path()).read_text(encoding="utf-8")
     assert exported.startswith("# What is SPINT?") and "## References" in exported and "1. SPINT" in exported
+    with page.expect_download() as download:
+        page.click("#export-bib")
+    bibtex = Path(download.value.path()).read_text(encoding="utf-8")
+    key = re.search(r"^@\w+\{([^,]+),\n\s*title = \{\{SPINT\}\}", bibtex, re.MULTILINE)
+    assert key and f"[@{key.group(1)}]" in exported  # the markdown cites the BibTeX entry
 
 
 def test_follow_up_is_rewritten_from_this_conversation(page: Page, server: ScriptedOpenAI) -> None:

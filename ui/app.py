@@ -28,6 +28,7 @@ import gradio as gr
 from assistant.answer import AnswerResult, Assistant, Conversation, Final, Sources, Token
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
+from assistant.references import answer_exports
 from ui import render
 
 log = logging.getLogger(__name__)
@@ -159,17 +160,21 @@ def _collection_text(papers: list[Paper]) -> str:
 
 
 class Exports:
-    """Answers written as markdown for the download button, in a temp folder
-    removed when the process exits."""
+    """Answers written as markdown, and their references as BibTeX (the
+    markdown cites the BibTeX keys), for the download buttons, in a temp
+    folder removed when the process exits."""
 
-    def __init__(self) -> None:
+    def __init__(self, papers: dict[str, Paper]) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="paper-assistant-ui-")
+        self._papers = papers
 
-    def write(self, result: AnswerResult) -> Path:
+    def write(self, result: AnswerResult) -> tuple[Path, Path]:
         slug = re.sub(r"[^a-z0-9]+", "-", result.question.casefold()).strip("-")[:60] or "answer"
-        path = Path(tempfile.mkdtemp(dir=self._folder.name)) / f"{slug}.md"
-        path.write_text(result.to_markdown(), encoding="utf-8")
-        return path
+        folder = Path(tempfile.mkdtemp(dir=self._folder.name))
+        markdown, bibtex = answer_exports(result, self._papers)
+        (folder / f"{slug}.md").write_text(markdown, encoding="utf-8")
+        (folder / f"{slug}.bib").write_text(bibtex, encoding="utf-8")
+        return folder / f"{slug}.md", folder / f"{slug}.bib"
 
 
 def _matches(paper: Paper, venue: str, words: str) -> bool:
@@ -189,9 +194,9 @@ def _venue(value: str | None) -> str | None:
     return None if not value or value == ALL_VENUES else value
 
 
-#: The outputs of an answer, in order: chat, sources panel, export button,
-#: session state, status line, question box.
-AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any]
+#: The outputs of an answer, in order: chat, sources panel, markdown export
+#: button, BibTeX export button, session state, status line, question box.
+AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any, Any]
 
 
 class Handlers:
@@ -210,7 +215,7 @@ class Handlers:
         self.examples = [e for e in EXAMPLES if set(e.needs) <= self.by_name.keys()]
         self.status = EndpointStatus(assistant, self.papers)
         self.status.start()
-        self.exports = Exports()
+        self.exports = Exports(self.by_id)
 
     # -- chat ----------------------------------------------------------------
     def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
@@ -222,7 +227,7 @@ class Handlers:
         text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
         if (mode == COMPARE and not (a and b)) or (mode != COMPARE and not text):
             gr.Warning("Pick two papers to compare." if mode == COMPARE else "Type a question or topic first.")
-            yield (gr.skip(),) * 6
+            yield (gr.skip(),) * 7
             return
         question = {COMPARE: f"Compare {self._label(a)} with {self._label(b)}",
                     SUMMARY: f"Topic summary: {text}"}.get(mode, text)
@@ -239,7 +244,7 @@ class Handlers:
                 elif isinstance(event, Token):
                     streamed += event.text
                     session.messages[-1]["content"] = render.streaming_text(streamed)
-                    yield (self._chat(session),) + (gr.skip(),) * 5
+                    yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Final):
                     yield self._finish(event.result, mode, question, turn, session)
         except AssistantError as exc:
@@ -267,8 +272,9 @@ class Handlers:
         ``clear``: also hide the last export and empty the question box."""
         panel = render.sources_panel([*session.sections, current])
         if clear:
-            return self._chat(session), panel, gr.DownloadButton(visible=False), session, gr.skip(), ""
-        return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            hidden = gr.DownloadButton(visible=False)
+            return self._chat(session), panel, hidden, hidden, session, gr.skip(), ""
+        return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session) -> AnswerUpdate:
         if mode != ASK:  # so that a follow-up can refer to a summary or comparison too
@@ -276,13 +282,15 @@ class Handlers:
         session.messages[-1]["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
+        markdown, bibtex = self.exports.write(result)
         return (self._chat(session), render.sources_panel(session.sections),
-                gr.DownloadButton(value=self.exports.write(result), visible=True), session, self.status.html(),
-                gr.skip())
+                gr.DownloadButton(value=markdown, visible=True), gr.DownloadButton(value=bibtex, visible=True),
+                session, self.status.html(), gr.skip())
 
     def _failed(self, message: str, session: Session) -> AnswerUpdate:
         session.messages[-1]["content"] = render.error_message(message)
-        return self._chat(session), render.sources_panel(session.sections), gr.skip(), session, gr.skip(), gr.skip()
+        return (self._chat(session), render.sources_panel(session.sections), gr.skip(), gr.skip(), session, gr.skip(),
+                gr.skip())
 
     def fill(self, example: Example) -> Callable[[], tuple[str, str, str | None, str | None]]:
         """A handler that puts ``example`` into the mode, question and pickers."""
@@ -290,7 +298,7 @@ class Handlers:
 
     @staticmethod
     def new_conversation() -> tuple[Any, ...]:
-        return [], render.sources_panel([]), gr.DownloadButton(visible=False), None
+        return [], render.sources_panel([]), gr.DownloadButton(visible=False), gr.DownloadButton(visible=False), None
 
     @staticmethod
     def mode_view(mode: str) -> tuple[Any, ...]:
@@ -335,6 +343,7 @@ class ChatTab:
     examples: list[tuple[gr.Button, Example]]
     clear: gr.Button
     export: gr.DownloadButton
+    export_bib: gr.DownloadButton
     sources: gr.HTML
 
 
@@ -374,10 +383,11 @@ def _chat_tab(h: Handlers) -> ChatTab:
             with gr.Row():
                 clear = gr.Button("New conversation", size="sm")
                 export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
+                export_bib = gr.DownloadButton("BibTeX (.bib)", visible=False, size="sm", elem_id="export-bib")
         with gr.Column(scale=2):
             sources = gr.HTML(render.sources_panel([]), elem_id="sources")
     return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, pick_a, pick_b, compare, examples, clear,
-                   export, sources)
+                   export, export_bib, sources)
 
 
 def _browse_tab(h: Handlers) -> BrowseTab:
@@ -417,7 +427,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 
         answer: dict[str, Any] = {
             "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
-            "outputs": [chat.chatbot, chat.sources, chat.export, session, status, chat.message],
+            "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, session, status, chat.message],
             "concurrency_id": "answer", **hidden,
         }
         gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
@@ -425,7 +435,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
             button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.pick_a, chat.pick_b],
                          **hidden).then(**answer)
         gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation,
-              outputs=[chat.chatbot, chat.sources, chat.export, session], **hidden)
+              outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, session], **hidden)
         chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
         gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
         gr.on([browse.venue.change, browse.words.change], h.browse, [browse.venue, browse.words], browse.table,
