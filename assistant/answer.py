@@ -93,7 +93,8 @@ class Assistant:
         self.index = index or PaperIndex(settings)
         self.retriever = PaperRetriever(self.index, k=settings.answer_papers)
         self.selector = EvidenceSelector(self.index.embedder)
-        self.checks = Checks(self.index.embedder, settings.support_threshold, settings.answerable_relevance)
+        self.checks = Checks(self.index.embedder, settings.support_threshold, settings.overrule_refusal,
+                             settings.refuse_answer)
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
@@ -125,11 +126,11 @@ class Assistant:
         if route.kind == "compare":
             yield from self.compare_papers([corpus[i] for i in route.papers[:2]], asked or message)
         elif route.kind == "summarize":
-            yield from self.summarize(message, venue=venue, asked=asked)
+            yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:
             yield from self.paper_facts(message, [corpus[i] for i in route.papers], asked)
         elif route.kind == "list":
-            yield from self.list_papers(message, venue, asked)
+            yield from self.list_papers(intent.topic_of(message), venue, asked or message)
         else:
             yield from self.ask(message, venue=venue, asked=asked, keywords=route.keywords)
 
@@ -269,7 +270,7 @@ class Assistant:
         draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
         if draft:
             yield Draft(draft)
-        text, error, ttft, model = "", None, None, ""
+        text, error, ttft, model, verdict = "", None, None, "", None
         if evidence and prompt:
             try:
                 model = self.llm.endpoint.model
@@ -277,14 +278,16 @@ class Assistant:
                     ttft = ttft if ttft is not None else _ms(start)
                     text += delta
                     yield Token(delta)
+                if mode == "ask":  # the same prompt up to its last line: the server reuses all before it
+                    verdict = self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
             except LLMUnavailable as exc:
                 error = str(exc)
         result = finalize(mode, question, query, text, evidence, self.checks, error, lines,
-                          allow_quote=lines is None)
+                          allow_quote=lines is None, verdict=verdict)
         result.model = model
         result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0,
                           "total_ms": _ms(start)}
-        result.extra = (extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens(
+        result.extra |= (extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens(
             [prompts.SYSTEM_PROMPT, prompt])) if prompt else 0}
         yield Final(result)
 
@@ -311,11 +314,19 @@ class Conversation:
             return f"{self.history[-1][0]} {message}"
         return rewritten.splitlines()[0].strip() if rewritten.strip() else message
 
-    def send(self, message: str, venue: str | None = None) -> Iterator[Event]:
-        """Answer one message of the conversation."""
-        for event in self.assistant.respond(self.standalone(message), venue=venue, asked=message):
+    def send(self, message: str, venue: str | None = None, routed: bool = True) -> Iterator[Event]:
+        """Answer one message of the conversation: routed to the path it asks
+        for, or (``routed=False``, the user's explicit choice) as one question."""
+        standalone = self.standalone(message)
+        events = (self.assistant.respond(standalone, venue=venue, asked=message) if routed
+                  else self.assistant.ask(standalone, venue=venue, asked=message))
+        route = None
+        for event in events:
+            if isinstance(event, Routed):
+                route = event
             if isinstance(event, Final):
                 self.history.append((message, event.result.answer))
-                event.result.extra["route"] = event.result.mode
+                if route is not None:
+                    event.result.extra["route"] = {"kind": route.kind, "reason": route.reason}
                 event.result.mode = "chat"
             yield event

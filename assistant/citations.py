@@ -28,6 +28,8 @@ _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+#: Where a sentence comparing two papers divides into its halves.
+_CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and in contrast|in contrast to|unlike)\s+|;\s+|,\s+and\s+(?=[A-Z])")
 #: A short sentence that states nothing ("Not stated.", "N/A").
 _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.IGNORECASE)
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
@@ -154,6 +156,38 @@ def _mentions(text: str, evidence: list[Evidence]) -> list[int]:
             if len(e.paper.name) >= 3 and re.search(rf"(?<![\w-]){re.escape(e.paper.name.casefold())}(?![\w-])", folded)]
 
 
+def _parts(text: str, evidence: list[Evidence]) -> list[str]:
+    """A sentence about two named papers ("A does X, while B does Y") is
+    checked clause by clause: no single source sentence says both halves."""
+    if len(_mentions(text, evidence)) < 2:
+        return [text]
+    parts = [p for p in _CLAUSE.split(text) if _claim_size(p) >= 3]
+    return parts if len(parts) > 1 else [text]
+
+
+@dataclass
+class _Part:
+    """One checked clause: its best sentence per source, and what it may cite."""
+
+    scores: dict[int, float]
+    quotes: dict[int, int]
+    named: list[int]
+    owners: list[set[int]]
+
+
+def _check(part: _Part, cited: list[int], valid: set[int], threshold: float) -> list[int] | None:
+    """The sources that support a clause, preferring those the model cited;
+    None when none does. A clause naming a paper may cite only that paper,
+    and the sources it cites must hold its numbers and coined names."""
+    allowed = set(part.named) or valid
+    supported = [n for n in cited if n in allowed and part.scores[n] >= threshold]
+    if supported and all(own & set(supported) for own in part.owners):
+        return supported
+    candidates = allowed.intersection(*part.owners) if part.owners else allowed
+    best = max(candidates, key=part.scores.__getitem__, default=None)
+    return [best] if best is not None and part.scores[best] >= threshold else None
+
+
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
               question: str = "") -> list[SentenceSupport]:
     """Check, add and correct the citations of every answer sentence.
@@ -175,34 +209,32 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.status = "unsupported"  # "not stated [2]": no claim to keep
     if not checkable or not evidence:
         return claims
-    vectors = embedder.embed([c.text for c in checkable])
-    for claim, vector in zip(checkable, vectors, strict=True):
-        for e in evidence:
-            sims = e.vectors @ vector
-            claim.quotes[e.n] = int(np.argmax(sims))
-            claim.scores[e.n] = float(sims[claim.quotes[e.n]])
-        items = _salient(claim.text) - asked
-        owners = [{n for n in valid if item in known[n]} for item in items]
-        named = _mentions(claim.text, evidence)
-        claim.misattributed = bool(claim.cited) and (
-            bool(named) and not set(named) & set(claim.cited)
-            or any(own and not own & set(claim.cited) for own in owners))
-        if any(not own for own in owners):
+    texts = [_parts(c.text, evidence) for c in checkable]
+    vectors = iter(embedder.embed([t for parts in texts for t in parts]))
+    for claim, part_texts in zip(checkable, texts, strict=True):
+        parts = []
+        for text, vector in zip(part_texts, vectors):
+            sims = {e.n: e.vectors @ vector for e in evidence}
+            quotes = {n: int(np.argmax(v)) for n, v in sims.items()}
+            parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
+                               [{n for n in valid if item in known[n]} for item in _salient(text) - asked]))
+        for n in valid:  # what the UI shows: the sentence's best match in each source
+            best = max(parts, key=lambda p: p.scores[n])
+            claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
+        claim.misattributed = bool(claim.cited) and any(
+            p.named and not set(p.named) & set(claim.cited) or any(o and not o & set(claim.cited) for o in p.owners)
+            for p in parts)
+        if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated
             continue
-        allowed = set(named) or valid
-        holds = lambda cited: all(own & set(cited) for own in owners)
-        supported = [n for n in claim.cited if n in allowed and claim.scores[n] >= threshold]
-        if supported and holds(supported):
-            claim.cited = supported
-            continue
-        candidates = allowed.intersection(*owners) if owners else allowed
-        best = max(candidates, key=claim.scores.__getitem__, default=None)
-        if best is not None and claim.scores[best] >= threshold:
-            claim.status = "corrected" if claim.cited else "added"
-            claim.cited = [best]
-        else:
+        picked = [_check(p, claim.cited, valid, threshold) for p in parts]
+        if any(p is None for p in picked):
             claim.status = "unsupported"
+            continue
+        cited = list(dict.fromkeys(n for p in picked for n in p or []))
+        if not set(cited) <= set(claim.cited):
+            claim.status = "corrected" if claim.cited else "added"
+        claim.cited = cited
     return claims
 
 
@@ -225,7 +257,7 @@ def support_json(claims: list[SentenceSupport], order: dict[int, int], evidence:
         shown = claim.cited[0] if claim.cited and claim.scores else best
         rows.append({
             "sentence": claim.render(order),
-            "citations": [order[n] for n in claim.cited],
+            "citations": [order[n] for n in claim.cited if n in order],
             "supported": (claim.status != "unsupported") if claim.scores else None,
             "status": claim.status,
             "misattributed": claim.misattributed,

@@ -1,12 +1,14 @@
 """From the model's raw reply to the checked answer: a pure step, no server.
 
-Whether the abstracts hold the answer is decided from the evidence, not
-from the model's say-so: a 1.5B model refuses a third of the questions
-whose answer it was shown. So a refusal stands only when no quoted sentence
-is relevant enough (``answerable_relevance``, calibrated on the dev split);
-otherwise the best sentences are given, quoted and cited. A partial refusal
-keeps its supported sentences, and sentences no source supports leave the
-answer text (they are listed apart in ``support``).
+Whether the abstracts hold the answer is not left to the model's reply: a
+1.5B model refuses a third of the questions whose answer it was shown. The
+caller also asks it one yes/no question over the same evidence ("do the
+sources state the answer?"), and its probability of yes, with thresholds
+calibrated on the dev split, decides: a refusal with a high P(yes) is
+overruled by the best sentences, quoted and cited; an answer with a very low
+P(yes) becomes the refusal. A partial refusal keeps its supported sentences,
+and sentences no source supports leave the answer text (they are listed
+apart in ``support``).
 """
 
 from __future__ import annotations
@@ -51,19 +53,14 @@ def quoted(evidence: list[Evidence]) -> list[SentenceSupport]:
             for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
 
 
-def best_relevance(evidence: list[Evidence]) -> float:
-    """How well the best quoted sentence matches the question (cosine plus
-    the exact-word and number bonuses of the evidence selector)."""
-    return max((score for e in evidence for score, _ in e.best_sentences()), default=0.0)
-
-
 @dataclass(frozen=True)
 class Checks:
     """The knobs of the checking step (from the settings)."""
 
     embedder: MiniLMEmbedding
     support_threshold: float
-    answerable_relevance: float
+    overrule_refusal: float
+    refuse_answer: float
 
 
 def source_json(e: Evidence, n: int) -> dict[str, Any]:
@@ -73,10 +70,11 @@ def source_json(e: Evidence, n: int) -> dict[str, Any]:
 
 
 def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
-             error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True
-             ) -> AnswerResult:
+             error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
+             verdict: float | None = None) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
+    ``verdict`` is P(yes) that the sources state the answer (None: not asked).
     ``built`` are sentences made by construction (a summary's per-paper
     lines, a metadata answer): appended after the model's, never judged.
     ``allow_quote`` lets a quoted answer replace a refusal (not for summaries,
@@ -89,21 +87,21 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
-    is_quoted = False
-    if not kept and evidence and allow_quote and (error or best_relevance(evidence) >= checks.answerable_relevance):
+    if kept and verdict is not None and verdict < checks.refuse_answer:
+        kept = []  # true sentences, but the evidence does not answer what was asked
+    elif not kept and evidence and allow_quote and (error or (verdict or 0.0) >= checks.overrule_refusal):
         claims = kept = quoted(evidence)
-        is_quoted = True
     abstained = not kept and not built
-    claims = claims + built
-    order = numbering([c for c in claims if c.status != "unsupported"])
+    order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
     by_n = {e.n: e for e in evidence}
     sources = sorted((source_json(by_n[n], new) for n, new in renumbered.items()), key=lambda s: s["n"])
-    answer = prompts.REFUSAL if abstained else render_claims(claims, order)
+    answer = prompts.REFUSAL if abstained else render_claims(claims + built, order)
     return AnswerResult(
         mode=mode, question=question, query=query, answer=answer,
         citations=[{k: s[k] for k in ("n", "paper_id", "title", "venue")} for s in sources if s["n"] <= len(order)],
         sources=sources, abstained=abstained, model="", timings={},
-        support=support_json([c for c in claims if all(c is not r for r in refused)], order, evidence),
-        extractive=error is not None, error=error, model_text=text, quoted=is_quoted,
+        support=support_json([c for c in claims + built if all(c is not r for r in refused)], order, evidence),
+        extractive=error is not None, error=error, model_text=text,
+        quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict},
     )

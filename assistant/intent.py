@@ -46,6 +46,18 @@ _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|the (?
 _SIDES = re.compile(
     r"(?:compare|comparing|comparison of|between|contrast|differences? between)?\s*(?P<a>.+?)\s+"
     r"(?:and|with|to|vs\.?|versus|against|or|from|和|与|跟|同)\s+(?P<b>.+)", re.IGNORECASE)
+#: The request around a topic ("can you give me an overview of …", "which papers deal with …"):
+#: left out of the search query, where it would only dilute the topic.
+_REQUEST = re.compile(
+    r"\b(?:(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
+    r"(?:which|what|any|list(?: all)?|name|are there(?: any)?|how many) (?:\w+ ){0,2}?(?:papers|studies|works|articles)"
+    r"(?: (?:are|is|that|which|do|does))?|"
+    r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
+    r"what(?:'s| is| are)? (?:out there|new|going on)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
+    r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
+    re.I)
+_LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|deal(?:ing)? with|"
+                      r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.I)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 
@@ -74,18 +86,24 @@ def is_keyword_query(message: str) -> bool:
     return not _QUESTION.search(message) and 0 < len(message.split()) <= KEYWORD_WORDS
 
 
+def topic_of(message: str) -> str:
+    """The topic a summary or list request is about: "can you give me an
+    overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
+    topic = _LEADING.sub("", " ".join(_REQUEST.sub(" ", message).split())).strip(" ,.;:")
+    return topic if len(topic) >= 3 else message
+
+
 def route(message: str, named: Callable[[str], list[int]]) -> Route:
     """The path for ``message``. ``named`` lists the indexed papers a text
     names verbatim (method names, ids), best first."""
     papers = named(message)
     if _COMPARE.search(message):
+        sides = _SIDES.search(message)
+        pair = [named(sides.group("a")), named(sides.group("b"))] if sides else []
+        if pair and all(pair) and pair[0][0] != pair[1][0]:  # in the order the message names them
+            return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
         if len(papers) >= 2:
             return Route("compare", "names two or more papers and asks to compare them", papers)
-        sides = _SIDES.search(message)
-        if sides:
-            pair = [named(sides.group("a")), named(sides.group("b"))]
-            if all(pair) and pair[0][0] != pair[1][0]:
-                return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
     if _METADATA.search(message) and len(papers) <= 1:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
     if _LIST.search(message):

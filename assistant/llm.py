@@ -10,6 +10,7 @@ names the endpoint and says what to do.
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -113,6 +114,30 @@ class LLMClient:
             raise LLMUnavailable(
                 f"LLM endpoint {self.endpoint.base_url} sent an empty answer: is it an OpenAI-compatible /v1 URL?"
             )
+
+
+    def yes_probability(self, messages: list[ChatMessage]) -> float | None:
+        """P(yes) against P(no) for a yes/no question, from the first token's
+        log-probabilities (the text answer, 1 or 0, where an endpoint gives
+        none); None when the endpoint fails: the caller then decides alone."""
+        client = openai.OpenAI(base_url=self.endpoint.base_url, api_key=self.endpoint.api_key,
+                               timeout=self.settings.request_timeout, max_retries=0)
+        try:
+            reply = client.chat.completions.create(
+                model=self.endpoint.model, messages=[{"role": m.role.value, "content": m.content or ""} for m in messages],
+                max_tokens=1, temperature=0, logprobs=True, top_logprobs=10)
+        except (openai.OpenAIError, httpx.HTTPError):
+            return None
+        choice = reply.choices[0]
+        tops = choice.logprobs.content[0].top_logprobs if choice.logprobs and choice.logprobs.content else []
+        mass = {"yes": 0.0, "no": 0.0}
+        for top in tops:
+            word = top.token.strip().casefold()
+            if word in mass:
+                mass[word] += math.exp(top.logprob)
+        if mass["yes"] + mass["no"] > 0:
+            return mass["yes"] / (mass["yes"] + mass["no"])
+        return 1.0 if (choice.message.content or "").strip().casefold().startswith("yes") else 0.0
 
 
 def _first_and_rest(stream: Iterator[Any]) -> Iterator[Any]:

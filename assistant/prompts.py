@@ -46,6 +46,10 @@ ASK = """<sources>
 Question: {question}
 Answer in {language}, citing sources as [n]."""
 
+#: Appended to an ASK prompt (so the server reuses everything before it):
+#: the model's yes/no judgement, whose P(yes) decides whether a refusal stands.
+VERIFY = "\nFirst: do the sources state the answer to this question? Reply with yes or no only."
+
 #: A bare keyword query, put as the question it stands for.
 KEYWORDS = "Which paper is about {keywords}, and what does it do?"
 

@@ -109,9 +109,13 @@ class Settings(BaseSettings):
         default=330, ge=0, description="The top paper's whole abstract is quoted when it has at most this many "
                                        "word pieces (0: never)."
     )
-    answerable_relevance: float = Field(
-        default=0.75, ge=-1, le=2, description="Relevance of the best quoted sentence from which a model refusal "
-                                              "is overruled with a quoted answer (calibrated on the dev split)."
+    overrule_refusal: float = Field(
+        default=0.5, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
+                                             "is overruled with a quoted answer (calibrated on the dev split)."
+    )
+    refuse_answer: float = Field(
+        default=0.0, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
+                                             "(calibrated on the dev split)."
     )
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
     topic_min_similarity: float = Field(

@@ -40,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     papers = assign_names(load_papers(seed_files() + sorted((ROOT.parent / "shared" / "corpora").glob("*.jsonl"))).papers)
-    gold = [q for q in load_gold(ROOT / "eval" / "gold" / "questions.jsonl") if q.keys]
+    gold = [q for q in load_gold(ROOT / "eval" / "gold" / "dev.jsonl") if q.keys]
     keys = [p.key for p in papers]
     embedder = MiniLMEmbedding()
     queries = embedder.embed([q.question for q in gold])

@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     set_offline_env()
-    gold = ROOT / "eval" / "gold" / "questions.jsonl"
+    gold = ROOT / "eval" / "gold" / "dev.jsonl"
     queries = [json.loads(line)["question"] for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
     scales = {"seeds": seed_files(), "corpus": seed_files() + sorted(CORPORA.glob("*.jsonl"))}
     print(f"{date.today()} · {platform.processor() or platform.machine()} · {len(__import__('os').sched_getaffinity(0))} cores")

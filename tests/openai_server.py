@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import sys
 import threading
@@ -43,6 +44,8 @@ FAULT_KINDS = ("401", "404", "429", "500", "hang", "cut", "garbage")
 HANG_SECONDS = 30.0
 
 _ids = itertools.count(1)
+#: The P(yes) a judgement gets unless a test sets another.
+DEFAULT_JUDGEMENT = 0.9
 
 
 def _error_body(message: str, type_: str, code: str | None) -> dict[str, Any]:
@@ -160,6 +163,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(f"Invalid JSON body: {exc}", "invalid_request_error", None))
             return
         body["_headers"] = {name.lower(): value for name, value in self.headers.items()}
+        if body.get("logprobs") and body.get("max_tokens") == 1:
+            owner.judged.append(body)  # a yes/no judgement: answered apart, never from the script
+            judgement = owner.judgement
+            self._send_json(200, self._judgement(body, judgement(body) if callable(judgement) else judgement))
+            return
         owner._record(body)
 
         if owner.api_key is not None and body["_headers"].get("authorization") != f"Bearer {owner.api_key}":
@@ -205,6 +213,15 @@ class _Handler(BaseHTTPRequestHandler):
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    def _judgement(self, body: dict[str, Any], p_yes: float) -> dict[str, Any]:
+        """A one-token yes/no reply whose log-probabilities say ``p_yes``."""
+        tops = [{"token": "Yes", "logprob": math.log(max(p_yes, 1e-9)), "bytes": None},
+                {"token": "No", "logprob": math.log(max(1 - p_yes, 1e-9)), "bytes": None}]
+        tops.sort(key=lambda t: -t["logprob"])
+        reply = self._completion(body, tops[0]["token"])
+        reply["choices"][0]["logprobs"] = {"content": [{**tops[0], "top_logprobs": tops}]}
+        return reply
 
     def _stream_start(self) -> None:
         self.send_response(200)
@@ -334,6 +351,9 @@ class ScriptedOpenAI:
         self._replies: deque[Reply] = deque()
         self._faults: deque[str] = deque()
         self._default: Reply = "This is a scripted answer."
+        #: P(yes) of every yes/no judgement (``logprobs`` requests of one token), recorded in ``judged``.
+        self.judgement: float | Callable[[dict[str, Any]], float] = DEFAULT_JUDGEMENT
+        self.judged: list[dict[str, Any]] = []
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -412,6 +432,8 @@ class ScriptedOpenAI:
             self._replies.clear()
             self._faults.clear()
             self.requests.clear()
+            self.judged.clear()
+            self.judgement = DEFAULT_JUDGEMENT
 
     # ---- used by the handler (any thread) -------------------------------
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from assistant import prompts
-from assistant.answer import AnswerResult, Assistant, Final, Sources, Token
+from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
@@ -86,6 +86,7 @@ def test_unsupported_sentences_are_marked(assistant: Assistant, server: Scripted
 
 def test_refusal_keeps_the_closest_papers(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(prompts.REFUSAL)
+    server.judgement = 0.05  # the sources do not state it
     result = run(assistant.ask("What learning rate was used to pretrain REVE?"))[1]
     assert result.abstained and result.answer == prompts.REFUSAL and result.citations == []
     assert result.sources[0]["title"] == "REVE"
@@ -231,3 +232,102 @@ def test_tokens_are_the_model_reply(assistant: Assistant, server: ScriptedOpenAI
     server.reply(f"{SPINT_FACT} [1].")
     events = list(assistant.ask("What is SPINT?"))
     assert "".join(e.text for e in events if isinstance(e, Token)) == f"{SPINT_FACT} [1]."
+
+
+# -- routing, multi-paper answers by construction, refusals decided on the evidence --
+
+def test_a_summary_asked_in_chat_words_lists_every_paper_cited_to_itself(assistant: Assistant,
+                                                                           server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: f"These papers pretrain EEG foundation models [{source_number(body, 'REVE')}].")
+    events, result = run(assistant.conversation().send("can you give me an overview of the EEG foundation models?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "summarize"
+    assert result.mode == "chat" and result.extra["route"]["kind"] == "summarize" and not result.abstained
+    lines = [line for line in result.answer.splitlines() if line.startswith("- ")]
+    assert len(lines) == len(result.sources) >= 3  # one line per paper, each its own
+    for line in lines:
+        name, n = line[2:].split(": “")[0], int(line.rsplit("[", 1)[1].rstrip("].")) - 1
+        assert result.citations[n]["title"] == name
+    assert result.answer.index("pretrain EEG foundation models") < result.answer.index("\n\n- ")
+
+
+def test_follow_up_comparison_is_rewritten_then_routed(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    conversation = assistant.conversation()
+    server.reply(f"{SPINT_FACT} [1].")
+    run(conversation.send("What is SPINT?"))
+    server.reply("How does SPINT compare with POCO?")  # the rewrite
+    server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
+    events, result = run(conversation.send("How does it compare with POCO?"))
+    assert events[0].kind == "compare" and [p["title"] for p in result.extra["papers"]] == ["SPINT", "POCO"]
+    rewrite = server.requests[-2]["messages"]
+    assert [m["role"] for m in rewrite] == ["system", "user"] and rewrite[0]["content"] == prompts.SYSTEM_PROMPT
+
+
+def test_a_message_naming_its_papers_is_not_rewritten(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    conversation = assistant.conversation()
+    server.set_default(f"{SPINT_FACT} [1].")
+    run(conversation.send("What is SPINT?"))
+    run(conversation.send("What is POCO?"))
+    assert len(server.requests) == 2  # two answers, no rewrite call
+
+
+def test_another_papers_fact_under_a_papers_name_is_removed(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The mix-up users met: REVE's data attributed to CSBrain, cited to REVE."""
+    server.reply("CSBrain uses over 60,000 hours of EEG data from 92 datasets [2]. "
+                 "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2].")
+    result = run(assistant.compare("CSBrain", "REVE"))[1]
+    assert "CSBrain uses over 60,000" not in result.answer and "REVE is pretrained on over 60,000" in result.answer
+    first = result.support[0]
+    assert first["supported"] is False and first["misattributed"] is True
+    assert result.to_json()["unsupported"] == [first["sentence"]]
+
+
+def test_a_refusal_the_evidence_contradicts_becomes_a_quoted_answer(assistant: Assistant,
+                                                                     server: ScriptedOpenAI) -> None:
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.97
+    events, result = run(assistant.ask("How much EEG data was REVE pretrained on?"))
+    assert not result.abstained and result.quoted and not result.extractive
+    assert "60,000 hours" in result.answer and result.citations[0]["title"] == "REVE"
+    assert "the model did not answer" in result.quoted_note()
+    judged = server.judged[-1]["messages"][-1]["content"]
+    assert judged.startswith(server.requests[-1]["messages"][-1]["content"].rsplit("\n", 1)[0])
+    assert any(isinstance(e, Draft) for e in events[: events.index(next(e for e in events if isinstance(e, Token)))])
+
+
+def test_a_partial_refusal_keeps_its_supported_sentences(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(f"{SPINT_FACT} [1]. The abstracts do not contain the learning rate.")
+    result = run(assistant.ask("What is SPINT and which learning rate does it use?"))[1]
+    assert not result.abstained and result.answer == f"{SPINT_FACT} [1]."
+
+
+def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: PaperIndex,
+                                                  server: ScriptedOpenAI) -> None:
+    settings = answer_settings.model_copy(update={"refuse_answer": 0.2})
+    server.reply(f"{SPINT_FACT} [1].")
+    server.judgement = 0.03
+    result = run(Assistant(settings, index=seed_index).ask("Which GPU trained SPINT?"))[1]
+    assert result.abstained and result.answer == prompts.REFUSAL and result.extra["verdict"] < 0.2
+
+
+def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    events, result = run(assistant.respond("which conference is SPINT from?"))
+    assert events[0].kind == "list" and result.answer == "SPINT is a NeurIPS 2025 paper [1]."
+    events, result = run(assistant.respond("Which papers work with EEG signals?"))
+    assert {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
+    assert all(line.startswith("- ") for line in result.answer.splitlines())
+    assert server.requests == [] and server.judged == []
+
+
+def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
+    result = run(assistant.respond("permutation invariant neural population decoding"))[1]
+    assert "Question: Which paper is about permutation invariant" in server.requests[-1]["messages"][-1]["content"]
+    assert result.citations[0]["title"] == "SPINT"
+
+
+def test_list_items_and_paragraphs_survive_checking(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(f"Two points:\n\n1. {SPINT_FACT} [1].\n2. SPINT was evaluated on three multi-session datasets "
+                 "from the FALCON Benchmark [1].")
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert result.answer.splitlines()[-2:] == [f"1. {SPINT_FACT} [1].", "2. SPINT was evaluated on three "
+                                               "multi-session datasets from the FALCON Benchmark [1]."]

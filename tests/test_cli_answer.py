@@ -42,6 +42,7 @@ def test_ask_json_and_markdown(server: ScriptedOpenAI, seed_settings: Settings, 
 
 def test_batch_ask_from_stdin(server: ScriptedOpenAI, seed_settings: Settings) -> None:
     server.set_default(prompts.REFUSAL)
+    server.judgement = 0.1
     result = run_cli("ask", "-", stdin="What GPU trained POCO?\nWho wrote HEIST?\n", env=env_for(server, seed_settings))
     assert result.returncode == 0, result.stderr
     rows = [json.loads(line) for line in result.stdout.splitlines()]

@@ -10,23 +10,39 @@ from assistant.answer import Assistant
 from assistant.chunking import sentences
 from assistant.evaluation import answer_metrics, answer_rows, facts_found, load_gold, run_eval
 from assistant.index import PaperIndex
+from assistant.papers import load_papers, seed_files
 from assistant.settings import Settings
 
 from .conftest import source_number
 from .openai_server import ScriptedOpenAI
 from .test_cli import run_cli
 
-GOLD = Path(__file__).resolve().parents[1] / "eval" / "gold" / "questions.jsonl"
+GOLD_DIR = Path(__file__).resolve().parents[1] / "eval" / "gold"
+GOLD = GOLD_DIR / "dev.jsonl"
+TYPES = {"fact", "method", "topic", "compare", "unanswerable", "chinese", "paraphrase", "keyword", "summary_chat",
+         "compare_chat", "metadata", "venue"}
 
 
-def test_gold_set_is_complete() -> None:
-    gold = load_gold(GOLD)
-    types = {q.type for q in gold}
-    assert len(gold) >= 80 and types == {"fact", "method", "topic", "compare", "unanswerable", "chinese"}
-    unanswerable = [q for q in gold if not q.answerable]
-    assert 0.15 <= len(unanswerable) / len(gold) <= 0.25
-    covered = {key for q in gold for key in q.keys}
-    assert len(covered) == 38
+def test_gold_splits_are_stratified_and_disjoint() -> None:
+    dev, test = load_gold(GOLD_DIR / "dev.jsonl"), load_gold(GOLD_DIR / "test.jsonl")
+    assert len(dev) >= 80 and len(test) >= 80 and not {q.id for q in dev} & {q.id for q in test}
+    assert not {q.question for q in dev} & {q.question for q in test}
+    for split in (dev, test):
+        assert {q.type for q in split} == TYPES
+        assert {q.intent for q in split} == {"ask", "summarize", "compare", "list"}
+        assert 0.1 <= sum(not q.answerable for q in split) / len(split) <= 0.25
+    assert len({key for q in dev + test for key in q.keys}) == 38
+
+
+def test_no_fact_can_be_scored_by_echoing_the_question() -> None:
+    """Every required fact is in a gold paper's abstract (or is its venue or
+    year) and not in the question: an answer that repeats the question states none."""
+    by_key = {p.key: p for p in load_papers(seed_files()).papers}
+    for q in load_gold(GOLD_DIR / "dev.jsonl") + load_gold(GOLD_DIR / "test.jsonl"):
+        assert facts_found(q.question, q.facts) == 0, q.id
+        for fact in q.facts:
+            where = " ".join(f"{by_key[k].abstract} {by_key[k].venue}" for k in q.keys)
+            assert facts_found(where, [fact]) == 1, (q.id, fact)
 
 
 def test_fact_matching_is_normalised() -> None:
@@ -49,23 +65,25 @@ def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: S
     """Three questions: a fact answered, an unanswerable one refused, a comparison;
     each also asked closed-book. The run resumes from its cache."""
     rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()]
-    pick = [next(r for r in rows if r["type"] == t and r["papers"]) for t in ("method", "unanswerable", "compare")]
+    pick = [next(r for r in rows if r["type"] == t and r["papers"]) for t in ("method", "unanswerable", "compare_chat")]
     gold_file = tmp_path / "gold.jsonl"
     gold_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pick), encoding="utf-8")
     gold = load_gold(gold_file)
     assistant = Assistant(answer_settings, index=PaperIndex(answer_settings))
-    paper = next(p for p in assistant.index.lexical[1] if p.key == gold[0].keys[0])
-    stating = [s for s in sentences(paper.abstract) if any(f.casefold() in s.casefold() for f in gold[0].facts)]
+    by_key = {p.key: p for p in assistant.index.lexical[1]}
 
     def reply(body: dict) -> str:
+        """Each answerable question's fact sentences, cited to their paper."""
         prompt = body["messages"][-1]["content"]
-        if prompt.startswith("Answer this question about a research paper") or pick[1]["question"] in prompt:
+        if "<sources>\n(none)\n</sources>" in prompt or pick[1]["question"] in prompt:
             return prompts.REFUSAL  # closed book knows nothing; the unanswerable one is refused
-        if f"] {paper.name} (" in prompt:
-            return " ".join(f"{s[:-1]} [{source_number(body, paper.name)}]." for s in stating)
-        return "The first paper proposes a model [1]."
+        stated = [f"{s[:-1]} [{source_number(body, paper.name)}]." for q in (gold[0], gold[2]) for paper in
+                  (by_key[k] for k in q.keys) if f"] {paper.name} (" in prompt
+                  for s in sentences(paper.abstract) if any(f.casefold() in s.casefold() for f in q.facts)]
+        return " ".join(dict.fromkeys(stated)) or "The first paper proposes a model [1]."
 
     server.set_default(reply)
+    server.judgement = lambda body: 0.05 if pick[1]["question"] in body["messages"][-1]["content"] else 0.95
     cache = tmp_path / "cache.jsonl"
     result = answer_metrics(answer_rows(assistant, gold, cache, progress=False), gold)
     assert result["refusal"]["recall"] == 1.0 and result["invalid_citation_rate"] == 0.0

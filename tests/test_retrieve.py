@@ -12,7 +12,7 @@ from assistant.retrieve import PaperRetriever
 
 from .test_naming import EXPECTED
 
-GOLD = Path(__file__).resolve().parents[1] / "eval" / "gold" / "questions.jsonl"
+GOLD = Path(__file__).resolve().parents[1] / "eval" / "gold" / "dev.jsonl"
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

@@ -25,7 +25,7 @@ set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLE
 
 import gradio as gr
 
-from assistant.answer import AnswerResult, Assistant, Conversation, Final, Sources, Token
+from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
 from assistant.references import answer_exports
@@ -33,12 +33,14 @@ from ui import render
 
 log = logging.getLogger(__name__)
 
-ASK, SUMMARY, COMPARE = "Ask", "Topic summary", "Compare"
+#: Ask routes each message (question, summary, comparison, list); the others are explicit.
+ASK, QUESTION, SUMMARY, COMPARE = "Ask", "Single question", "Topic summary", "Compare"
 ALL_VENUES = "All venues"
 #: Answers generated at once across all sessions: users do not wait on each
 #: other, and a small local model is not swamped.
 CONCURRENCY = 4
-PLACEHOLDERS = {ASK: "Ask about the papers, e.g. What is SPINT?", SUMMARY: "A topic, e.g. EEG foundation models"}
+PLACEHOLDERS = {ASK: "Ask, summarize or compare, e.g. What is SPINT? or Give me an overview of the EEG papers",
+                QUESTION: "One question, e.g. What is SPINT?", SUMMARY: "A topic, e.g. EEG foundation models"}
 BROWSE_HEADERS = ["name", "venue", "first line of abstract", "id"]
 #: System fonts only: the default theme would fetch Google Fonts, and the app runs offline.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
@@ -241,6 +243,9 @@ class Handlers:
                 if isinstance(event, Sources):
                     session.messages[-1]["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
+                elif isinstance(event, Draft) and not streamed:
+                    session.messages[-1]["content"] = render.draft(event.text)
+                    yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Token):
                     streamed += event.text
                     session.messages[-1]["content"] = render.streaming_text(streamed)
@@ -261,7 +266,7 @@ class Handlers:
             return self.assistant.compare(a, b)
         if mode == SUMMARY:
             return self.assistant.summarize(text, venue=venue)
-        return session.conversation.send(text, venue=venue)
+        return session.conversation.send(text, venue=venue, routed=mode == ASK)
 
     @staticmethod
     def _chat(session: Session) -> list[dict[str, str]]:
@@ -277,7 +282,7 @@ class Handlers:
         return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session) -> AnswerUpdate:
-        if mode != ASK:  # so that a follow-up can refer to a summary or comparison too
+        if mode not in (ASK, QUESTION):  # so that a follow-up can refer to a summary or comparison too
             session.conversation.history.append((question, result.answer))
         session.messages[-1]["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
@@ -364,7 +369,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
     with gr.Row():
         with gr.Column(scale=3):
             with gr.Row():
-                mode = gr.Radio([ASK, SUMMARY, COMPARE], value=ASK, label="Mode", scale=3, elem_id="mode")
+                mode = gr.Radio([ASK, QUESTION, SUMMARY, COMPARE], value=ASK, label="Mode", scale=3, elem_id="mode")
                 venue = gr.Dropdown(h.venues, value=ALL_VENUES, label="Venue (Ask, Topic summary)", scale=2,
                                     elem_id="venue")
             chatbot = gr.Chatbot(label="Answers", height=540, sanitize_html=True, feedback_options=None,

@@ -77,13 +77,30 @@ def aspect_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, str]
     return "\n".join([head, "|---|---|---|", *body])
 
 
+#: How each route is named to the user.
+ROUTE_NAMES = {"ask": "a single question", "summarize": "a topic summary", "compare": "a comparison",
+               "list": "a list of papers"}
+
+
+def draft(text: str) -> str:
+    """Quoted evidence shown while the model writes."""
+    return f"_Quoted from the abstracts while the model writes:_\n\n{chat_text(text)} ▍"
+
+
 def _notes(result: AnswerResult) -> list[str]:
-    """What the reader must know besides the answer: a failed LLM, unsupported
-    sentences, papers left out of a summary."""
+    """What the reader must know besides the answer: the path the message
+    took, a failed LLM or a quoted answer, unsupported sentences, papers left
+    out of a summary."""
     notes = []
+    route = result.extra.get("route")
+    if route:
+        notes.append(f"_Answered as {ROUTE_NAMES.get(route['kind'], route['kind'])}: the message "
+                     f"{chat_text(route['reason'])}. Not what you meant? Pick another mode above and send it again._")
     if result.extractive:
         notes.append(f"> ⚠️ **The LLM failed:** {chat_text(result.error or 'no answer')} "
                      "The answer quotes the most relevant sentences of the abstracts.")
+    elif result.quoted:
+        notes.append(f"> {chat_text(result.quoted_note())}")
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
     if unsupported:
         notes.append("> Not supported by any abstract: " + " · ".join(chat_text(s) for s in unsupported))

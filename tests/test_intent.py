@@ -1,0 +1,56 @@
+"""Routing a chat message to its path, by rules alone (no index, no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.intent import is_keyword_query, needs_context, route
+
+NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
+
+
+def named(text: str) -> list[int]:
+    """The papers a text names, as the lexical index would say."""
+    words = text.casefold().replace("?", " ").replace(",", " ").split()
+    return list(dict.fromkeys(NAMES[w] for w in words if w in NAMES))
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("What is SPINT?", "ask"),
+    ("How many EEG datasets was REVE pretrained on?", "ask"),
+    ("Which paper proposes a new text-to-speech model?", "ask"),
+    ("can you give me an overview of the EEG papers?", "summarize"),
+    ("Summarize the work on spiking networks", "summarize"),
+    ("what's out there on LLM agents", "summarize"),
+    ("总结一下脑电基础模型的论文", "summarize"),
+    ("which papers deal with PDE solvers?", "list"),
+    ("Are there any papers on macaque behaviour?", "list"),
+    ("ICLR 2026 的哪些论文研究脑电？", "list"),
+    ("which conference is SPINT from?", "list"),
+    ("In what year was POCO published?", "list"),
+    ("how does CSBrain differ from REVE?", "compare"),
+    ("CSBrain vs REVE", "compare"),
+    ("Compare SPINT and POCO", "compare"),
+    ("比较 CSBrain 和 REVE", "compare"),
+    ("How does SPINT compare to earlier decoders?", "ask"),
+    ("EEG channel permutation invariance", "ask"),
+])
+def test_route(message: str, kind: str) -> None:
+    assert route(message, named).kind == kind
+
+
+def test_compare_carries_the_named_papers_and_a_reason() -> None:
+    chosen = route("how does CSBrain differ from REVE?", named)
+    assert chosen.papers == [1, 2] and "compare" in chosen.reason
+
+
+def test_metadata_and_keyword_flags() -> None:
+    assert route("which conference is SPINT from?", named).metadata
+    assert not route("which papers deal with PDE solvers?", named).metadata
+    assert route("spiking net heterogeneous synapses", named).keywords
+    assert is_keyword_query("EEG foundation model") and not is_keyword_query("What is an EEG foundation model?")
+
+
+def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
+    assert needs_context("How does it compare with POCO?") and needs_context("what data did they use")
+    assert not needs_context("What is SPINT?") and not needs_context("Compare CSBrain and REVE")
