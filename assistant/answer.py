@@ -193,11 +193,14 @@ class Assistant:
                                     language=language_of(asked or question))
         return query, evidence, prompt
 
-    def summarize(self, topic: str, venue: str | None = None) -> Iterator[Event]:
-        """Overview of every paper about ``topic`` (a relevance cut-off, not a fixed k)."""
+    def summarize(self, topic: str, venue: str | None = None, *, papers: list[Paper] | None = None
+                  ) -> Iterator[Event]:
+        """Overview of every paper about ``topic`` (a relevance cut-off, not a fixed k), or of
+        exactly ``papers`` (most relevant first; no retrieval), e.g. a topic map's."""
         start = time.perf_counter()
         query = self._search_query(topic)
-        pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
+        pool = (self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue) if papers is None
+                else [Hit(p, 1.0, 1.0, True) for p in papers])
         best = max((h.similarity for h in pool), default=0.0)
         cutoff = max(self.settings.topic_min_similarity, best - self.settings.topic_window)
         about = [h for h in pool if h.named or h.similarity >= cutoff]
