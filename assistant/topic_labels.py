@@ -66,7 +66,7 @@ _FILLER = {
     "benchmark", "datasets", "dataset", "tasks", "task", "baselines", "baseline", "evaluation", "evaluate",
     "evaluated", "empirical", "empirically", "theoretical", "theoretically", "analysis", "insights",
 }
-_STOP = sorted(ENGLISH_STOP_WORDS | _FILLER)
+_STOP = frozenset(ENGLISH_STOP_WORDS | _FILLER)
 #: Words too broad to stand alone as a keyword, but kept inside phrases
 #: ("diffusion models", "graph neural networks").
 _GENERIC = {"model", "models", "learning", "data", "network", "networks", "training", "neural", "deep", "large",
@@ -75,6 +75,10 @@ _GENERIC = {"model", "models", "learning", "data", "network", "networks", "train
             "features", "feature", "inference", "algorithm", "algorithms", "function", "functions", "structure",
             "generation", "quality", "scale", "human", "test", "step", "steps", "input", "output", "loss"}
 _TOKEN = r"(?u)\b[a-zA-Z][a-zA-Z0-9]*(?:-[a-zA-Z0-9]+)*\b"
+_WORD = re.compile(_TOKEN)
+#: Punctuation ends a phrase: no n-gram spans "(LLMs)" or a comma.
+_PHRASE_BREAK = re.compile(r"[^\w\s-]+")
+MAX_NGRAM = 3
 _STEMMER = Stemmer.Stemmer("english")
 
 
@@ -90,6 +94,41 @@ def paper_text(paper: Paper) -> str:
     return f"{paper.title}. {paper.abstract} {keywords}. {keywords}."
 
 
+def phrases(text: str) -> list[str]:
+    """Terms of 1-3 words that the text really writes together: runs of
+    content words, broken by punctuation and stop words ("learning from
+    human feedback" gives no "learning human feedback")."""
+    terms: list[str] = []
+    for piece in _PHRASE_BREAK.split(text.casefold()):
+        run: list[str] = []
+        for word in [*_WORD.findall(piece), ""]:
+            if word and word not in _STOP:
+                run.append(word)
+                continue
+            terms.extend(" ".join(run[i:i + n]) for n in range(1, MAX_NGRAM + 1) for i in range(len(run) - n + 1))
+            run = []
+    return terms
+
+
+@dataclass(frozen=True)
+class TermCounts:
+    """Term counts per paper, counted once and shared by the area and topic labels."""
+
+    texts: list[str]
+    terms: np.ndarray
+    counts: sparse.csr_matrix
+
+    @classmethod
+    def of(cls, papers: Sequence[Paper]) -> TermCounts:
+        texts = [paper_text(p) for p in papers]
+        vectorizer = CountVectorizer(analyzer=phrases, min_df=2 if len(papers) >= 10 else 1)
+        try:
+            counts = vectorizer.fit_transform(texts).tocsr()
+        except ValueError:  # no term at all survives (tiny or empty texts)
+            return cls(texts, np.array([], dtype=str), sparse.csr_matrix((len(texts), 0)))
+        return cls(texts, vectorizer.get_feature_names_out(), counts)
+
+
 @dataclass(frozen=True)
 class Labels:
     """Each class's keywords (best first) and its keyword label."""
@@ -98,35 +137,27 @@ class Labels:
     labels: list[str]
 
 
-def keyword_labels(papers: Sequence[Paper], classes: np.ndarray, n_classes: int) -> Labels:
+def keyword_labels(counts: TermCounts, classes: np.ndarray, n_classes: int,
+                   avoid: Sequence[Sequence[str]] | None = None) -> Labels:
     """Keywords and a readable label for each class of papers (``classes[i]``
-    is paper i's class), by class-based TF-IDF over their texts."""
-    texts = [paper_text(p) for p in papers]
-    vectorizer = CountVectorizer(stop_words=_STOP, ngram_range=(1, 3), token_pattern=_TOKEN,
-                                 min_df=2 if len(papers) >= 10 else 1, lowercase=True)
-    try:
-        counts = vectorizer.fit_transform(texts)
-    except ValueError:  # no term at all survives (tiny or empty texts)
-        return Labels([[] for _ in range(n_classes)], ["Papers" for _ in range(n_classes)])
-    terms = vectorizer.get_feature_names_out()
-    member = sparse.csr_matrix((np.ones(len(papers)), (classes, np.arange(len(papers)))),
-                               shape=(n_classes, len(papers)))
-    class_counts = (member @ counts).toarray()
-    class_docs = (member @ (counts > 0).astype(np.float64)).toarray()
+    is paper i's class), by class-based TF-IDF. ``avoid[c]``: words the label
+    of class c should not lead with (its area's, which the map already shows)."""
+    n = len(counts.texts)
+    member = sparse.csr_matrix((np.ones(n), (classes, np.arange(n))), shape=(n_classes, n))
+    class_counts = (member @ counts.counts).toarray()
+    class_docs = (member @ (counts.counts > 0).astype(np.float64)).toarray()
     sizes = np.maximum(member.sum(axis=1).A1, 1.0)
     tf = class_counts / np.maximum(class_counts.sum(axis=1, keepdims=True), 1.0)
-    mean_words = class_counts.sum() / max(n_classes, 1)
-    idf = np.log1p(mean_words / np.maximum(class_counts.sum(axis=0), 1.0))
+    idf = np.log1p(class_counts.sum() / max(n_classes, 1) / np.maximum(class_counts.sum(axis=0), 1.0))
     # A term spread over many of the class's papers names it better than one
     # paper's repeated jargon.
     scores = tf * idf * np.sqrt(class_docs / sizes[:, None])
     keywords, labels = [], []
     for c in range(n_classes):
-        chosen = _pick_keywords(terms, scores[c])
-        members = [texts[i] for i in np.flatnonzero(classes == c)]
-        surfaced = [_surface(term, members) for term in chosen]
+        members = [counts.texts[i] for i in np.flatnonzero(classes == c)]
+        surfaced = [_surface(term, members) for term in _pick_keywords(counts.terms, scores[c])]
         keywords.append(surfaced)
-        labels.append(readable_label(surfaced))
+        labels.append(readable_label(surfaced, avoid[c] if avoid else ()))
     return Labels(keywords, labels)
 
 
@@ -182,23 +213,25 @@ def _surface(term: str, texts: Sequence[str], limit: int = 60) -> str:
     return best.casefold() if lower * 2 >= n and not any(c.isupper() for c in best[1:]) else best
 
 
-def readable_label(keywords: Sequence[str]) -> str:
-    """A 3-6 word label from the keywords: the best phrase, with a second
-    keyword about something else when it fits."""
+def readable_label(keywords: Sequence[str], avoid: Sequence[str] = ()) -> str:
+    """A label of at most six words from the keywords: the best phrase, with
+    a second keyword about something else when it fits. Keywords that are
+    ``avoid``'s (the area's) go last, so sibling topics get distinct labels."""
     if not keywords:
         return "Papers"
-    first = next((k for k in keywords[:4] if len(k.split()) > 1), keywords[0])
+    shared = set().union(*(_key(a) for a in avoid)) if avoid else set()
+    ranked = sorted(keywords, key=lambda k: bool(_key(k) & shared))  # stable: keeps the score order otherwise
+    first = next((k for k in ranked[:4] if len(k.split()) > 1), ranked[0])
     parts = [first]
-    used = stems(first)
-    for other in keywords:
+    used = _key(first)
+    for other in ranked:
         words = sum(len(p.split()) for p in parts) + len(other.split())
-        if other != first and not (stems(other) & used) and words <= LABEL_MAX_WORDS:
+        if other != first and not (_key(other) & used) and words <= LABEL_MAX_WORDS:
             parts.append(other)
-            used |= stems(other)
+            used |= _key(other)
             if sum(len(p.split()) for p in parts) >= 3:
                 break
     label = ", ".join(parts)
-    label = " ".join(label.split()[:LABEL_MAX_WORDS]).rstrip(",")
     return label[0].upper() + label[1:]
 
 
@@ -222,7 +255,7 @@ def clean_llm_label(reply: str, keywords: Sequence[str]) -> str | None:
     than six words, or sharing no stemmed word with the keywords."""
     line = next((ln for ln in reply.splitlines() if ln.strip()), "")
     line = re.sub(r"^\s*(?:topic|label|name|title)\s*:\s*", "", line, flags=re.IGNORECASE)
-    line = line.strip().strip("*#`\"'“”‘’ ").rstrip(".:;,").strip()
+    line = line.strip(" *#`\"'“”‘’.:;,")
     words = line.split()
     if not (LLM_LABEL_MIN_WORDS <= len(words) <= LABEL_MAX_WORDS):
         return None

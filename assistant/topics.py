@@ -2,8 +2,8 @@
 them, their keywords and labels, and a 2-D map, kept beside the index.
 
 Built from the vectors already in Chroma (nothing is re-embedded) with
-k-means, which is deterministic for a fixed seed and takes seconds at 6k
-papers. Sizes follow the collection: about 1.25·√N topics (≈100 at 6k,
+k-means and Ward agglomeration, deterministic for a fixed seed and a few
+seconds at 6k papers. Sizes follow the collection: about 1.25·√N topics (≈100 at 6k,
 8 at 38) grouped into about a fifth as many areas. The map records which
 index state it was built from, so every command can say when papers were
 added or changed since and how to rebuild.
@@ -30,7 +30,7 @@ from assistant.embedding import DIMENSION, MODEL_ID
 from assistant.errors import IndexMissing, InputError, NotFound, StorageError
 from assistant.index import CHUNK_SEP, PaperIndex, paper_hash, venue_matches
 from assistant.papers import Paper
-from assistant.topic_labels import LabelCache, keyword_labels, label_prompt, llm_labels
+from assistant.topic_labels import LabelCache, TermCounts, keyword_labels, label_prompt, llm_labels
 
 #: Format of the stored map; another number means "rebuild".
 SCHEMA = 1
@@ -38,7 +38,6 @@ SCHEMA = 1
 TOPICS_PER_SQRT_PAPER = 1.25
 TOPICS_PER_AREA = 5
 SEED = 0
-N_INIT = 4
 #: Chunk records read from Chroma per call.
 PAGE = 5000
 
@@ -157,7 +156,7 @@ def scope_papers(index: PaperIndex, venue: str | None) -> list[Paper]:
     """The papers a map covers, in a stable order (by id), or one line when none."""
     papers = sorted((p for p in index.stored_papers() if venue_matches(p.venue, venue)), key=lambda p: p.paper_id)
     if not papers:
-        venues = sorted({p.venue for p in index.stored_papers()})
+        venues = sorted({p.venue or "(no venue)" for p in index.stored_papers()})
         raise InputError(f"No indexed papers from venue '{venue}'; venues: {', '.join(venues)}.")
     return papers
 
@@ -216,28 +215,24 @@ def sizes_for(n: int) -> tuple[int, int]:
     return areas, topics
 
 
-def _kmeans(vectors: np.ndarray, k: int) -> np.ndarray:
-    from sklearn.cluster import KMeans
-
-    if k <= 1 or len(vectors) <= 1:
-        return np.zeros(len(vectors), dtype=int)
-    k = min(k, len(np.unique(vectors.round(6), axis=0)))
-    return KMeans(n_clusters=k, n_init=N_INIT, random_state=SEED).fit_predict(vectors)
-
-
 def cluster(vectors: np.ndarray, n_areas: int, n_topics: int) -> tuple[np.ndarray, np.ndarray]:
-    """Area and topic of each paper: k-means into areas, then k-means inside
-    each area into topics (as many as its share of the papers earns), so
-    every topic lies in exactly one area."""
-    areas = _kmeans(vectors, n_areas)
-    topics = np.zeros(len(vectors), dtype=int)
-    next_id = 0
-    for area in range(areas.max() + 1):
-        members = np.flatnonzero(areas == area)
-        k = max(1, min(len(members), round(n_topics * len(members) / len(vectors))))
-        topics[members] = _kmeans(vectors[members], k) + next_id
-        next_id = topics[members].max() + 1
-    return areas, topics
+    """Area and topic of each paper: k-means into topics, then Ward
+    agglomeration of the topic centres into areas, so every topic lies in
+    exactly one area. Measured on ICLR 2026 (eval/bench_topics.py) this
+    agrees with the primary areas at least as well as k-means straight into
+    areas, in a seventh of the time."""
+    from sklearn.cluster import AgglomerativeClustering, KMeans
+
+    n_topics = min(n_topics, len(np.unique(vectors.round(6), axis=0)))
+    if n_topics <= 1:
+        return np.zeros(len(vectors), dtype=int), np.zeros(len(vectors), dtype=int)
+    found = KMeans(n_clusters=n_topics, n_init=1, random_state=SEED).fit_predict(vectors)
+    _, topics = np.unique(found, return_inverse=True)  # numbered 0..n-1 even if a cluster ended empty
+    centres = np.stack([vectors[topics == t].mean(axis=0) for t in range(topics.max() + 1)])
+    if n_areas <= 1:
+        return np.zeros(len(vectors), dtype=int), topics
+    areas = AgglomerativeClustering(n_clusters=min(n_areas, len(centres)), linkage="ward").fit_predict(centres)
+    return areas[topics], topics
 
 
 def project(vectors: np.ndarray) -> np.ndarray:
@@ -261,10 +256,10 @@ def build(index: PaperIndex, venue: str | None = None, representative: int = 12,
     label them (with ``llm``, a client factory, when given) and place them on
     a 2-D map. Returns the map and, when the LLM failed, why."""
     start = time.perf_counter()
+    papers = scope_papers(index, venue)
     bar = tqdm(total=5, desc="Topics", unit="step", disable=progress is False, leave=False)
     with bar:
         bar.set_postfix_str("reading vectors")
-        papers = scope_papers(index, venue)
         vectors = paper_vectors(index, papers)
         bar.update(1)
         bar.set_postfix_str("clustering")
@@ -272,8 +267,10 @@ def build(index: PaperIndex, venue: str | None = None, representative: int = 12,
         area_of, topic_of = cluster(vectors, n_areas, n_topics)
         bar.update(1)
         bar.set_postfix_str("labelling")
-        topic_names = keyword_labels(papers, topic_of, int(topic_of.max()) + 1)
-        area_names = keyword_labels(papers, area_of, int(area_of.max()) + 1)
+        counts = TermCounts.of(papers)
+        area_names = keyword_labels(counts, area_of, int(area_of.max()) + 1)
+        topic_names = keyword_labels(counts, topic_of, int(topic_of.max()) + 1,
+                                     avoid=[area_names.keywords[a][:2] for a in _area_of_topic(area_of, topic_of)])
         bar.update(1)
         bar.set_postfix_str("placing on the map")
         xy = project(vectors)
@@ -288,6 +285,13 @@ def build(index: PaperIndex, venue: str | None = None, representative: int = 12,
     }
     points = {p.paper_id: [round(float(x), 4), round(float(y), 4)] for p, (x, y) in zip(papers, xy, strict=True)}
     return TopicMap(built_from, areas, points), error
+
+
+def _area_of_topic(area_of: np.ndarray, topic_of: np.ndarray) -> list[int]:
+    """Topic number → its area number."""
+    owner = np.zeros(int(topic_of.max()) + 1, dtype=int)
+    owner[topic_of] = area_of
+    return owner.tolist()
 
 
 def _assemble(papers: list[Paper], vectors: np.ndarray, area_of: np.ndarray, topic_of: np.ndarray,
