@@ -152,12 +152,14 @@ def keyword_labels(counts: TermCounts, classes: np.ndarray, n_classes: int,
     # A term spread over many of the class's papers names it better than one
     # paper's repeated jargon.
     scores = tf * idf * np.sqrt(class_docs / sizes[:, None])
-    keywords, labels = [], []
+    keywords = []
     for c in range(n_classes):
         members = [counts.texts[i] for i in np.flatnonzero(classes == c)]
-        surfaced = [_surface(term, members) for term in _pick_keywords(counts.terms, scores[c])]
-        keywords.append(surfaced)
-        labels.append(readable_label(surfaced, avoid[c] if avoid else ()))
+        keywords.append([_surface(term, members) for term in _pick_keywords(counts.terms, scores[c])])
+    # A keyword near the top of many classes ("Large Language Models") tells them apart poorly.
+    seen = Counter(key for words in keywords for key in {_key(w) for w in words[:5]})
+    common = [" ".join(sorted(key)) for key, n in seen.items() if n >= max(3, n_classes // 10)]
+    labels = [readable_label(words, [*(avoid[c] if avoid else ()), *common]) for c, words in enumerate(keywords)]
     return Labels(keywords, labels)
 
 
