@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     chat.add_argument("--venue", help="only papers of this venue")
     _answer_options(chat, with_json=False)
 
+    _topics_parser(sub)
+
     ev = sub.add_parser("eval", help="measure retrieval and answer quality on the gold questions")
     ev.add_argument("--retrieval-only", action="store_true", help="no LLM: retrieval metrics only (fast)")
     ev.add_argument("--split", choices=["dev", "test"], default="dev",
@@ -110,6 +112,27 @@ def build_parser() -> argparse.ArgumentParser:
     serve = llm_sub.add_parser("serve", help="run the embedded local model's server until Ctrl-C")
     _llm_options(serve)
     return parser
+
+
+def _topics_parser(sub: Any) -> None:
+    """`topics` prints the map; `topics build` and `topics show ID` are its actions.
+    The actions' options default to SUPPRESS so `topics --venue V build` keeps V."""
+    topics = sub.add_parser("topics", help="the topic map of the collection: areas, topics, cited summaries")
+    topics.add_argument("--venue", help="the map of this venue's papers (built with `topics build --venue`)")
+    topics.add_argument("--json", action="store_true", help="print the map as JSON")
+    _common(topics)
+    actions = topics.add_subparsers(dest="topics_command", metavar="ACTION")
+    build = actions.add_parser("build", help="cluster the indexed papers into areas and topics, and store the map",
+                               argument_default=argparse.SUPPRESS)
+    build.add_argument("--venue", help="only this venue's papers")
+    build.add_argument("--llm-labels", action="store_true", help="ask the LLM for better labels (cached)")
+    _endpoint_options(build)
+    _common(build)
+    show = actions.add_parser("show", help="a topic's papers and a cited summary of them",
+                              argument_default=argparse.SUPPRESS)
+    show.add_argument("topic_id", metavar="ID", help="a topic id from `paper-assistant topics`, e.g. 3.2")
+    show.add_argument("--venue", help="use the map built for this venue")
+    _answer_options(show)
 
 
 def _llm_options(parser: argparse.ArgumentParser) -> None:
@@ -373,6 +396,85 @@ def cmd_chat(args: argparse.Namespace) -> int:
             print()
 
 
+def cmd_topics(args: argparse.Namespace) -> int:
+    """The topic map: build it, print it, or summarize one topic."""
+    from assistant import topics
+    from assistant.index import PaperIndex
+
+    settings = _settings(args)
+    index = PaperIndex(settings)
+    venue = getattr(args, "venue", None)
+    path = topics.topics_path(index.storage, venue)
+    if args.topics_command == "build":
+        llm = None
+        if getattr(args, "llm_labels", False):
+            assistant = _assistant(args)
+            llm = lambda: assistant.llm
+        topic_map, error = topics.build(index, venue, settings.topic_max_papers, progress=None, llm=llm)
+        if error:
+            print(f"warning: {error} Keeping keyword labels.", file=sys.stderr)
+        topics.save(topic_map, path)
+        built = topic_map.built_from
+        print(f"Built {built['areas']} areas and {built['topics']} topics from {built['papers']} papers in "
+              f"{built['seconds']:.1f} s: {path}")
+        return 0
+    topic_map = topics.load(path, venue)
+    note = topics.stale_note(topic_map, index)
+    if note:
+        print(f"warning: {note}", file=sys.stderr)
+    if args.topics_command == "show":
+        return _show_topic(args, topic_map, index)
+    if getattr(args, "json", False):
+        _print_json(topic_map.to_json())
+        return 0
+    built = topic_map.built_from
+    print(f"{built['papers']} papers{f' from {venue}' if venue else ''}: {built['areas']} areas, "
+          f"{built['topics']} topics (built {built['built_at']}).")
+    for area in topic_map.areas:
+        print(f"\n{area.area_id}. {area.label} ({area.size} papers) — {', '.join(area.keywords[:6])}")
+        for topic in area.topics:
+            print(f"   {topic.topic_id:<6} {topic.label} ({topic.size}) — {', '.join(topic.keywords[:5])}")
+    print("\n`paper-assistant topics show ID` lists a topic's papers and summarizes them.")
+    return 0
+
+
+def _show_topic(args: argparse.Namespace, topic_map: Any, index: Any) -> int:
+    """A topic's papers, then a cited summary over them (its most typical
+    papers when there are more than a summary covers)."""
+    from assistant.answer import Final
+    from assistant.topics import topic_papers
+
+    area, topic = topic_map.find(args.topic_id)
+    papers = topic_papers(topic, index)
+    if not papers:
+        from assistant.errors import NotFound
+
+        raise NotFound(f"None of topic {topic.topic_id}'s papers is still indexed: run `paper-assistant topics build`.")
+    as_json = getattr(args, "json", False)
+    if not as_json:
+        print(f"Topic {topic.topic_id}: {topic.label} — {len(papers)} papers, in area {area.area_id}. {area.label}")
+        print(f"Keywords: {', '.join(topic.keywords)}\n")
+        for p in papers:
+            print(f"- {p.name} — {p.venue} ({p.paper_id})")
+        covered = min(len(papers), index.settings.topic_max_papers)
+        if covered < len(papers):
+            print(f"\nSummarized from its {covered} most representative papers of {len(papers)}.")
+        print()
+    assistant = _assistant(args)
+    info = {"topic_id": topic.topic_id, "label": topic.label, "keywords": topic.keywords, "size": len(papers),
+            "area_id": area.area_id, "area": area.label,
+            "papers": [{"paper_id": p.paper_id, "title": p.name, "venue": p.venue} for p in papers]}
+
+    def events() -> Iterator[Any]:
+        for event in assistant.summarize(topic.label, papers=papers):
+            if isinstance(event, Final):
+                event.result.extra["topic"] = info
+            yield event
+
+    _render(events(), args)
+    return 0
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from assistant.errors import InputError
     from assistant.evaluation import run_eval
@@ -459,7 +561,7 @@ def _pause() -> None:
 COMMANDS = {
     "ingest": cmd_ingest, "papers": cmd_papers, "search": cmd_search,
     "ask": cmd_ask, "summarize": cmd_summarize, "compare": cmd_compare, "chat": cmd_chat, "llm": cmd_llm,
-    "eval": cmd_eval, "ui": cmd_ui, "mcp": cmd_mcp,
+    "eval": cmd_eval, "ui": cmd_ui, "mcp": cmd_mcp, "topics": cmd_topics,
 }
 
 

@@ -55,9 +55,9 @@ _REQUEST = re.compile(
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
     r"what(?:'s| is| are)? (?:out there|new|going on)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
     r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
-    re.I)
+    re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|deal(?:ing)? with|"
-                      r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.I)
+                      r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 

@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 import openai
@@ -124,7 +124,8 @@ class LLMClient:
                                timeout=self.settings.request_timeout, max_retries=0)
         try:
             reply = client.chat.completions.create(
-                model=self.endpoint.model, messages=[{"role": m.role.value, "content": m.content or ""} for m in messages],
+                model=self.endpoint.model, messages=cast(Any, [{"role": m.role.value, "content": m.content or ""}
+                                                                for m in messages]),
                 max_tokens=1, temperature=0, logprobs=True, top_logprobs=10)
         except (openai.OpenAIError, httpx.HTTPError):
             return None

@@ -342,3 +342,33 @@ def test_llm_down_still_shows_sources_and_an_extractive_answer(page: Page, serve
     expect(page.locator("#src-1-1 .name")).to_have_text("SPINT")
     expect(page.locator("#status .failed")).to_contain_text("LLM unavailable")
     assert "Traceback" not in page.content()
+
+
+def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: ScriptedOpenAI, seed_settings: Settings,
+                                            tmp_path: Path) -> None:
+    import shutil
+
+    from assistant import topics
+
+    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    settings = ui_settings(tmp_path / "storage", server)
+    topic_map, _ = topics.build(PaperIndex(settings), progress=False)
+    topics.save(topic_map, topics.topics_path(settings.resolved_storage(), None))
+    _, biggest = max(((a, t) for a in topic_map.areas for t in a.topics), key=lambda pair: pair[1].size)
+    server.set_default(echo)
+    with serving(settings) as served, opened(browser, served.url) as page:
+        page.get_by_role("tab", name="Topics").click()
+        expect(page.locator("#topic-note")).to_contain_text("38 papers in")
+        # Gradio loads Plotly's 3 MB bundle on first use: slow on a busy machine.
+        expect(page.locator("#topic-map .js-plotly-plot")).to_have_count(1, timeout=60_000)
+        expect(page.locator("#topic-map .legend .traces")).to_have_count(len(topic_map.areas))
+        expect(page.locator("#topic-map canvas").first).to_be_attached()  # scattergl draws with WebGL
+        page.locator("#topic-table").get_by_role("gridcell", name=biggest.topic_id, exact=True).click()
+        expect(page.locator("#topic-papers li")).to_have_count(biggest.size)
+        page.wait_for_selector("#topic-sources #turn-0.final")
+        expect(page.locator("#topic-sources .card")).to_have_count(min(12, biggest.size))
+        expect(page.locator("#topic-summary a[href^='#src-0-']")).not_to_have_count(0)
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        assert f"Topic: {biggest.label}" in prompt
+        page.screenshot(path=tmp_path / "topics.png", full_page=True)
+        assert "Traceback" not in page.content()

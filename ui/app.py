@@ -25,11 +25,12 @@ set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLE
 
 import gradio as gr
 
+from assistant import topics
 from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
 from assistant.references import answer_exports
-from ui import render
+from ui import render, topics_view
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,15 @@ CSS = """
 #chat table { font-size: .9em; }
 #chat td, #chat th { word-break: normal; overflow-wrap: normal; hyphens: auto; }
 #chat td:first-child { min-width: 7.5em; font-weight: 600; }
+#topic-note .note { color: var(--body-text-color-subdued); font-size: .9em; }
+#topic-note .stale { color: #92400e; }
+#topic-papers ol { padding-left: 1.4rem; font-size: .9em; max-height: 300px; overflow-y: auto; }
+#topic-table { font-size: .85em; }
+#topic-papers .first, #topic-papers .venue, #topic-papers .keywords { color: var(--body-text-color-subdued); }
+#topic-sources { max-height: 480px; overflow-y: auto; }
 """
+#: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
+TOPIC_TURN = 0
 
 
 @dataclass(frozen=True)
@@ -218,6 +227,21 @@ class Handlers:
         self.status = EndpointStatus(assistant, self.papers)
         self.status.start()
         self.exports = Exports(self.by_id)
+        self.topic_map, self.topic_note = self._topic_map()
+
+    def _topic_map(self) -> tuple[topics.TopicMap | None, str]:
+        """The stored map of the whole collection, and the line above it: when
+        it was built, or why there is none, or that the index changed since."""
+        try:
+            topic_map = topics.load(topics.topics_path(self.assistant.index.storage, None))
+        except AssistantError as exc:
+            return None, render.status_line("note", str(exc))
+        built = topic_map.built_from
+        stale = topics.stale_note(topic_map, self.assistant.index)
+        text = (f"{built['papers']} papers in {built['areas']} areas and {built['topics']} topics, built "
+                f"{built['built_at']}. Pick a topic in the table to list its papers and summarize them.")
+        return topic_map, render.status_line("note", text) + (render.status_line("note stale", f"Note: {stale}")
+                                                              if stale else "")
 
     # -- chat ----------------------------------------------------------------
     def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
@@ -332,6 +356,50 @@ class Handlers:
     def compare_as(paper_id: str) -> tuple[Any, ...]:
         return gr.Tabs(selected="chat"), COMPARE, paper_id
 
+    # -- topics ------------------------------------------------------------------
+    def topic_figure(self) -> Any:
+        return topics_view.map_figure(self.topic_map, self.by_id) if self.topic_map else None
+
+    def topic_rows(self) -> list[list[Any]]:
+        return topics_view.topic_rows(self.topic_map) if self.topic_map else []
+
+    def topic_summary(self, evt: gr.SelectData) -> Iterator[tuple[Any, Any, Any]]:
+        """A topic picked in the table: its papers at once, then its summary
+        streamed over them (its most typical papers when it has more than a
+        summary covers), with the sources panel."""
+        if self.topic_map is None or not evt.row_value:
+            yield gr.skip(), gr.skip(), gr.skip()
+            return
+        try:
+            _, topic = self.topic_map.find(str(evt.row_value[1]))
+        except AssistantError as exc:
+            yield render.error_message(str(exc)), "", ""
+            return
+        papers = [self.by_id[pid] for pid in topic.papers if pid in self.by_id]
+        covered = min(len(papers), self.assistant.settings.topic_max_papers)
+        listing = topics_view.topic_papers(topic, papers, covered)
+        question = f"Topic {topic.topic_id}: {topic.label}"
+        yield listing, "_Reading the topic's papers…_", render.sources_section(TOPIC_TURN, question, None)
+        streamed = ""
+        try:
+            for event in self.assistant.summarize(topic.label, papers=papers):
+                if isinstance(event, Sources):
+                    yield gr.skip(), render.reading(len(event.sources)), render.sources_section(
+                        TOPIC_TURN, question, event.sources)
+                elif isinstance(event, Token):
+                    streamed += event.text
+                    yield gr.skip(), render.streaming_text(streamed), gr.skip()
+                elif isinstance(event, Final):
+                    self.status.note(event.result)
+                    yield (gr.skip(), render.answer_message(event.result, TOPIC_TURN),
+                           render.sources_section(TOPIC_TURN, question, event.result.sources, event.result))
+        except AssistantError as exc:
+            yield gr.skip(), render.error_message(str(exc)), gr.skip()
+        except Exception as exc:  # a bug: logged with its traceback, shown as one line
+            log.exception("summarizing topic %s failed", topic.topic_id)
+            yield gr.skip(), render.error_message(f"Unexpected {type(exc).__name__}: {exc} (details in the server "
+                                                  "log)."), gr.skip()
+
 
 @dataclass
 class ChatTab:
@@ -413,9 +481,37 @@ def _browse_tab(h: Handlers) -> BrowseTab:
     return BrowseTab(venue, words, table, detail, ask, as_a, as_b)
 
 
+@dataclass
+class TopicsTab:
+    table: gr.Dataframe
+    papers: gr.HTML
+    summary: gr.Markdown
+    sources: gr.HTML
+
+
+def _topics_tab(h: Handlers) -> TopicsTab:
+    """The map of the whole collection (points coloured by area), the topic
+    table beside it; a picked topic's papers, summary and sources below."""
+    gr.HTML(h.topic_note, elem_id="topic-note")
+    with gr.Row():
+        with gr.Column(scale=3):
+            gr.Plot(h.topic_figure(), show_label=False, elem_id="topic-map", visible=h.topic_map is not None)
+        with gr.Column(scale=2):
+            table = gr.Dataframe(h.topic_rows(), headers=topics_view.TOPIC_HEADERS, interactive=False, wrap=True,
+                                 max_height=620, column_widths=["24%", "9%", "30%", "9%", "28%"],
+                                 elem_id="topic-table")
+    with gr.Row():
+        with gr.Column(scale=3):
+            papers = gr.HTML('<p class="pending">Pick a topic to list its papers.</p>', elem_id="topic-papers")
+            summary = gr.Markdown(elem_id="topic-summary")
+        with gr.Column(scale=2):
+            sources = gr.HTML(elem_id="topic-sources")
+    return TopicsTab(table, papers, summary, sources)
+
+
 def build_app(assistant: Assistant) -> gr.Blocks:
-    """The whole UI over ``assistant``: chat with sources beside it, and the
-    collection to browse."""
+    """The whole UI over ``assistant``: chat with sources beside it, the
+    collection to browse, and its topic map."""
     h = Handlers(assistant)
     hidden: dict[str, Any] = {"show_progress": "hidden"}
     with gr.Blocks(title="paper-assistant", analytics_enabled=False) as demo:
@@ -429,6 +525,8 @@ def build_app(assistant: Assistant) -> gr.Blocks:
                 chat = _chat_tab(h)
             with gr.Tab("Browse", id="browse"):
                 browse = _browse_tab(h)
+            with gr.Tab("Topics", id="topics"):
+                topic_tab = _topics_tab(h)
 
         answer: dict[str, Any] = {
             "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
@@ -450,6 +548,8 @@ def build_app(assistant: Assistant) -> gr.Blocks:
         browse.ask.click(h.ask_about, selected, [tabs, chat.mode, chat.message], **hidden)
         browse.as_a.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_a], **hidden)
         browse.as_b.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_b], **hidden)
+        topic_tab.table.select(h.topic_summary, outputs=[topic_tab.papers, topic_tab.summary, topic_tab.sources],
+                               concurrency_id="answer", **hidden)
     return demo
 
 
