@@ -146,12 +146,12 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
     """One gold question through the chat front door (routed as a user's
     message is), reduced to what the metrics need."""
     start = time.perf_counter()
-    route, draft_ms, result = "", None, None
+    route, draft_ms, draft, result = "", None, "", None
     for event in assistant.respond(q.question):
         if isinstance(event, Routed):
             route = event.kind
         elif isinstance(event, Draft) and draft_ms is None:
-            draft_ms = round((time.perf_counter() - start) * 1000, 1)
+            draft_ms, draft = round((time.perf_counter() - start) * 1000, 1), event.text
         elif isinstance(event, Final):
             result = event.result
     assert result is not None
@@ -170,6 +170,10 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         "built_lines": built, "built_self_cited": own,
         "facts": len(q.facts), "facts_found": facts_found(result.answer, q.facts),
         "facts_in_evidence": facts_found(shown, q.facts),
+        # what the refusal policy needs to be calibrated offline on dev: the model's own
+        # verdict, whether it answered, and what the quoted alternative (the draft) states
+        "verdict": result.extra.get("verdict"), "model_answered": result.extra.get("model_answered"),
+        "facts_in_draft": facts_found(draft, q.facts),
         "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
         "timings": result.timings | {"draft_ms": draft_ms or 0.0},
         "prompt_tokens": result.extra.get("prompt_tokens", 0),

@@ -87,6 +87,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
+    answered = bool(kept)
     if kept and verdict is not None and verdict < checks.refuse_answer:
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or (verdict or 0.0) >= checks.overrule_refusal):
@@ -103,5 +104,5 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         sources=sources, abstained=abstained, model="", timings={},
         support=support_json([c for c in claims + built if all(c is not r for r in refused)], order, evidence),
         extractive=error is not None, error=error, model_text=text,
-        quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict},
+        quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )

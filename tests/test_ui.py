@@ -188,7 +188,7 @@ def test_cards_come_first_then_the_answer_streams_with_linked_citations(
     record_chat(page)
     ask(page, "What is SPINT?")
     expect(page.locator("#turn-1.pending .card .name").first).to_have_text("SPINT")
-    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("Reading")
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("Quoted from the abstracts")
     gate.set()
     bot = answered(page, 1)
     assert any(text.endswith("▍") for text in page.evaluate("window.__seen")), "the answer did not stream"
@@ -260,6 +260,26 @@ def test_topic_summary_from_the_example_button(page: Page, server: ScriptedOpenA
     assert sorted(names) == sorted(summarized)
     expect(bot.locator("a[href^='#src-1-']")).not_to_have_count(0)
     expect(page.locator("#chat [data-testid=user]")).to_contain_text("Topic summary: EEG foundation models")
+
+
+def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, server: ScriptedOpenAI) -> None:
+    gate = threading.Event()
+
+    def reply(body: dict) -> str:
+        gate.wait(10)  # the model "thinks" until the test has seen the quoted lines
+        return f"These papers pretrain EEG foundation models [{source_number(body, 'REVE')}]."
+
+    server.reply(reply)
+    ask(page, "can you give me an overview of the EEG foundation models?")
+    pending = page.locator("#chat [data-testid=bot]").last
+    expect(pending).to_contain_text("Quoted from the abstracts while the model writes")
+    expect(pending).to_contain_text("CSBrain: “")
+    gate.set()
+    bot = answered(page, 1)
+    expect(bot).to_contain_text("Answered as a topic summary")
+    expect(bot).to_contain_text("These papers pretrain EEG foundation models")
+    expect(bot.locator("li")).not_to_have_count(0)  # one list item per paper
+    assert "Topic: EEG foundation models" in server.requests[-1]["messages"][-1]["content"]
 
 
 def test_compare_picked_in_the_pickers_renders_the_table(page: Page, server: ScriptedOpenAI) -> None:
