@@ -41,7 +41,7 @@ from assistant.settings import Settings
 #: How long a starting server may take to answer /v1/models before we give up.
 START_TIMEOUT_S = 120.0
 #: How long a stopping server may take (an answer in flight holds it up) before SIGKILL.
-STOP_GRACE_S = 2.0
+STOP_GRACE_S = 1.0
 _CHUNK = 8 * 1024 * 1024
 
 

@@ -39,6 +39,8 @@ ALL_VENUES = "All venues"
 #: Answers generated at once across all sessions: users do not wait on each
 #: other, and a small local model is not swamped.
 CONCURRENCY = 4
+#: Seconds a stopping UI waits for answers in flight to reach the browser.
+FINISH_ANSWERS_S = 3.0
 PLACEHOLDERS = {ASK: "Ask about the papers, e.g. What is SPINT?", SUMMARY: "A topic, e.g. EEG foundation models"}
 BROWSE_HEADERS = ["name", "venue", "first line of abstract", "id"]
 #: System fonts only: the default theme would fetch Google Fonts, and the app runs offline.
@@ -495,10 +497,19 @@ def _add_health(demo: gr.Blocks, status: EndpointStatus) -> None:
 
 
 def shut_down(demo: gr.Blocks) -> None:
-    """Cancel the answers in flight, then close the server: stopping the local
-    model ends their streams, so each still ends with its extractive answer
-    and sources instead of a broken page."""
+    """Stop the local model first: the answers in flight lose their stream and
+    end at once with their extractive answer and sources, instead of a broken
+    page; give those ``FINISH_ANSWERS_S`` to reach the browser, then close."""
     from assistant.local import stop_all
 
     stop_all()
+    deadline = time.monotonic() + FINISH_ANSWERS_S
+    while not _answers_sent(demo) and time.monotonic() < deadline:
+        time.sleep(0.05)
     demo.close(verbose=False)
+
+
+def _answers_sent(demo: gr.Blocks) -> bool:
+    """Whether Gradio's queue runs no job and holds no message for a browser."""
+    queue = demo._queue
+    return not any(queue.active_jobs) and all(m.empty() for m in queue.pending_messages_per_session.values())
