@@ -95,7 +95,7 @@ def llm_port(seed_settings: Settings) -> Iterator[int]:
 def cli_json(*args: str, storage: Path, llm_port: int) -> dict:
     env = {**os.environ, "PAPER_ASSISTANT_LOCAL_PORT": str(llm_port)}
     done = subprocess.run([sys.executable, "-m", "assistant.cli", *args, "--storage", str(storage)],
-                          capture_output=True, text=True, timeout=60, env=env)
+                          capture_output=True, text=True, timeout=60, env=env, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -224,7 +224,7 @@ def test_crash_leftover_is_adopted_then_stopped_when_unhealthy(seed_settings: Se
         assert fresh.process is not None and fresh.record is not None and fresh.record.pid != orphan.pid
         assert not orphan.serves()
         done = subprocess.run([sys.executable, "-m", "assistant.cli", "llm", "stop", "--port", str(llm_port),
-                               "--storage", str(seed_settings.storage)], capture_output=True, text=True, timeout=30)
+                               "--storage", str(seed_settings.storage)], capture_output=True, text=True, timeout=30, check=False)
         assert done.stdout.strip() == f"Stopped the local model server (pid {fresh.record.pid}, port {llm_port})."
         assert not fresh.record.serves() and port_free(llm_port)
         fresh.stop()
