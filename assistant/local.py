@@ -265,12 +265,13 @@ def _terminate(record: ServerRecord, grace: float) -> None:
     """Stop a recorded server that is not our child: SIGTERM to its process
     group, SIGKILL after ``grace`` seconds."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(record.pid, signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        while record.serves() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if record.serves():
-            os.killpg(record.pid, signal.SIGKILL)
+        for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):  # 5 s: until the port is let go
+            os.killpg(record.pid, sig)
+            deadline = time.monotonic() + wait
+            while record.serves() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if not record.serves():
+                return
 
 
 def _port_taken(port: int) -> LLMUnavailable:
