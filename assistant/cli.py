@@ -8,18 +8,39 @@ Every failure the user can cause ends as one line on stderr and exit 1.
 from __future__ import annotations
 
 import argparse
+import atexit
+import contextlib
+import gc
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from assistant.settings import Settings, load_settings, set_offline_env
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
+#: What a service manager, a terminal or a closed SSH session sends to stop us.
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+# At exit, skip the interpreter's last garbage collections over every object
+# of Gradio, Chroma and LlamaIndex: they took 3-6 s of a 2-core machine, most of
+# a service's stop time, and free nothing the OS does not free anyway.
+atexit.register(gc.freeze)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal. It unwinds like Ctrl-C, so every ``finally`` runs: the
+    answer in flight is abandoned, the local server stopped at exit."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -106,11 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     llm = sub.add_parser("llm", help="the LLM endpoint: status, or serve the embedded local model")
     llm_sub = llm.add_subparsers(dest="llm_command", required=True, metavar="ACTION")
-    status = llm_sub.add_parser("status", help="which endpoint and model answer (starts nothing)")
+    status = llm_sub.add_parser("status", help="which endpoint and model answer, the local server's state "
+                                               "(starts nothing)")
     status.add_argument("--json", action="store_true", help="print JSON")
     _llm_options(status)
-    serve = llm_sub.add_parser("serve", help="run the embedded local model's server until Ctrl-C")
+    serve = llm_sub.add_parser("serve", help="run the embedded local model's server until Ctrl-C or SIGTERM")
     _llm_options(serve)
+    stop = llm_sub.add_parser("stop", help="stop the local model's server on the port (one left by a crash, too)")
+    _llm_options(stop)
     return parser
 
 
@@ -286,13 +310,14 @@ def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
     if not (getattr(args, "markdown", None) or getattr(args, "bibtex", None)):
         return
     from assistant.errors import StorageError
+    from assistant.files import write_atomic
     from assistant.references import answer_exports
 
     markdown, bibtex = answer_exports(result, {p.paper_id: p for p in index.lexical[1]})
     for path, text in ((args.markdown, markdown), (args.bibtex, bibtex)):
         if path is not None:
             try:
-                path.write_text(text, encoding="utf-8")
+                write_atomic(path, text)
             except OSError as exc:
                 raise StorageError(f"Cannot write {path}: {exc.strerror or exc}.") from exc
 
@@ -515,9 +540,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_llm(args: argparse.Namespace) -> int:
-    from assistant.local import MODELS, shared_server
+    from assistant.local import MODELS, record_path, server_status, shared_server, stop_recorded
 
     settings = _settings(args)
+    if args.llm_command == "stop":
+        stopped = stop_recorded(settings)
+        print(f"Stopped the local model server (pid {stopped.pid}, port {stopped.port})." if stopped
+              else f"No local model server of paper-assistant runs on port {settings.local_port}.")
+        return 0
     if args.llm_command == "serve":
         if settings.base_url:
             from assistant.errors import ConfigError
@@ -525,13 +555,16 @@ def cmd_llm(args: argparse.Namespace) -> int:
             raise ConfigError(f"An endpoint is configured ({settings.base_url}): `llm serve` runs the local model; "
                               "unset OPENAI_BASE_URL to use it.")
         server = shared_server(settings)
-        print(f"Local model {server.model.alias} at {server.ensure()} (Ctrl-C to stop)", flush=True)
-        try:
-            while server.process is None or server.process.poll() is None:
-                _pause()
-        finally:
-            server.stop()
+        print(f"Local model {server.model.alias} at {server.ensure()} (API key: api_key in "
+              f"{record_path(settings)}; Ctrl-C or SIGTERM stops it)", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):  # a stop signal is how a server ends: exit 0
+            try:
+                while server.record is not None and server.record.serves():
+                    _pause()
+            finally:
+                server.stop()
         return 0
+    status: dict[str, Any]
     if settings.base_url:
         status = {"endpoint": settings.base_url, "model": settings.model or "(the endpoint's first model)",
                   "local": False}
@@ -539,15 +572,17 @@ def cmd_llm(args: argparse.Namespace) -> int:
         from assistant.local import chosen_model, model_file_status
 
         model = chosen_model(settings)
-        server = shared_server(settings)
-        status = {"endpoint": server.base_url, "model": model.alias, "local": True,
+        status = {"endpoint": f"http://127.0.0.1:{settings.local_port}/v1", "model": model.alias, "local": True,
                   "description": model.description, "model_file": model_file_status(settings),
-                  "running": server.running(), "choices": sorted(MODELS)}
+                  "server": server_status(settings), "choices": sorted(MODELS)}
     if args.json:
         _print_json(status)
-    else:
-        for key, value in status.items():
-            print(f"{key}: {value}")
+        return 0
+    for key, value in status.items():
+        if key == "server":
+            value = (f"pid {value['pid']} on port {value['port']}, started {value['started']}, "
+                     f"{'healthy' if value['healthy'] else 'NOT answering'}" if value else "not running")
+        print(f"{key}: {value}")
     return 0
 
 
@@ -556,6 +591,35 @@ def _pause() -> None:
     import time
 
     time.sleep(1.0)
+
+
+@contextlib.contextmanager
+def _stop_signals() -> Iterator[None]:
+    """The first SIGTERM, SIGINT or SIGHUP raises ``Stopped`` (a clean
+    unwind, the local server stopped by the exit hook); a second one kills
+    the local server and exits at once. The handlers stay once a signal came,
+    so a second one during the exit hook still works."""
+    if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
+        yield
+        return
+    received: list[int] = []
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+        if len(received) > 1:
+            local = sys.modules.get("assistant.local")  # not imported: no server to kill
+            if local is not None:
+                local.kill_all()
+            os._exit(128 + signum)
+        raise Stopped(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        if not received:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
 
 
 COMMANDS = {
@@ -574,13 +638,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     from assistant.errors import AssistantError
 
     try:
-        return COMMANDS[args.command](args)
+        with _stop_signals():
+            return COMMANDS[args.command](args)
     except AssistantError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("interrupted: nothing half-written is used; run the command again.", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        print(f"{'stopped by ' + str(exc) if isinstance(exc, Stopped) else 'interrupted'}: nothing half-written is "
+              "used; run the command again.", file=sys.stderr)
+        return 128 + exc.signum if isinstance(exc, Stopped) else EXIT_INTERRUPTED
     except BrokenPipeError:
         return 0
     except Exception as exc:

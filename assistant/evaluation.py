@@ -30,6 +30,7 @@ from tqdm import tqdm
 from assistant import prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.cleaning import clean_text
+from assistant.files import write_atomic
 from assistant.finalize import is_refusal
 from assistant.index import PaperIndex
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
@@ -199,15 +200,21 @@ def answer_rows(assistant: Assistant, gold: list[GoldQuestion], cache: Path, pro
     The two passes run apart so consecutive answers share the server's cached
     system-prompt prefix, as a user's consecutive questions do."""
     done: dict[str, dict[str, Any]] = {}
-    if cache.exists():
-        for line in cache.read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
+    text = cache.read_text(encoding="utf-8") if cache.exists() else ""
+    if text:
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:  # torn by a kill -9 mid-write: that question is asked again
+                continue
             done.setdefault(row["id"], {}).update(row)
     key_of = {p.paper_id: p.key for p in assistant.index.lexical[1]}
     cache.parent.mkdir(parents=True, exist_ok=True)
     passes = [("Answering", "answer", lambda q: _run_question(assistant, q, key_of)),
               ("Closed book", "closed_book", lambda q: _closed_book(assistant, q))]
     with cache.open("a", encoding="utf-8") as out:
+        if text and not text.endswith("\n"):
+            out.write("\n")  # after a torn line, not glued to it
         for label, field_name, run in passes:
             for q in tqdm(gold, desc=label, unit="question", disable=progress is False, leave=False):
                 if field_name not in done.get(q.id, {}):
@@ -362,7 +369,7 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
         lines += _answer_table(report["answers"], model)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = f"{report['date']}-{split}-{'retrieval' if retrieval_only else settings_tag(settings)}"
-    (out_dir / f"{stem}.json").write_text(json.dumps(report, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_atomic(out_dir / f"{stem}.json", json.dumps(report, indent=1, ensure_ascii=False))
     path = out_dir / f"{stem}.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    write_atomic(path, "\n".join(lines))
     return path, report

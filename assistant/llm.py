@@ -13,7 +13,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
 import httpx
@@ -29,11 +29,12 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Endpoint:
-    """An OpenAI-compatible endpoint and the model to ask there."""
+    """An OpenAI-compatible endpoint and the model to ask there (the key is
+    kept out of its repr, so no log or traceback shows it)."""
 
     base_url: str
     model: str
-    api_key: str
+    api_key: str = field(repr=False)
     local: bool = False
 
 
@@ -172,7 +173,8 @@ def resolve_endpoint(settings: Settings) -> Endpoint:
         from assistant.local import shared_server
 
         server = shared_server(settings)
-        return Endpoint(base_url=server.ensure(), model=server.model.alias, api_key="local", local=True)
+        base_url = server.ensure()
+        return Endpoint(base_url=base_url, model=server.model.alias, api_key=server.api_key, local=True)
     key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
     base_url = settings.base_url.rstrip("/")
     endpoint = Endpoint(base_url=base_url, model=settings.model or "", api_key=key)

@@ -81,12 +81,17 @@ def _real_model_available() -> str | None:
 @pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
 def test_real_local_model_answers_refuses_and_falls_back(seed_settings: Settings, seed_index: PaperIndex) -> None:
     """End to end: no endpoint configured, so the real 1.5B model answers
-    through the real llama.cpp server; its port is taken by something else
-    first; then the server dies mid-answer."""
+    through the real llama.cpp server (after a port taken by something else
+    was refused); then the server dies mid-answer."""
     blocker = socket.socket()
     blocker.bind(("127.0.0.1", 0))
     blocker.listen()
-    port = blocker.getsockname()[1]
+    blocked = seed_settings.model_copy(update={"base_url": None, "local_port": blocker.getsockname()[1]})
+    with pytest.raises(LLMUnavailable, match=r"is taken by another program.*PAPER_ASSISTANT_LOCAL_PORT"):
+        local.LocalServer(blocked).ensure()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     settings = seed_settings.model_copy(update={"base_url": None, "local_port": port, "request_timeout": 60.0})
     local._SERVERS.clear()
     assistant = Assistant(settings, index=seed_index)
@@ -95,7 +100,7 @@ def test_real_local_model_answers_refuses_and_falls_back(seed_settings: Settings
         assert not result.error, result.error
         assert result.model == local.MODELS["default"].alias and result.citations
         assert result.citations[0]["title"] == "SPINT" and "SPINT" in result.answer
-        assert assistant.llm.endpoint.local and assistant.llm.endpoint.base_url != f"http://127.0.0.1:{port}/v1"
+        assert assistant.llm.endpoint.local and assistant.llm.endpoint.base_url == f"http://127.0.0.1:{port}/v1"
 
         refusal = [e for e in assistant.ask("Which GPU was REVE trained on?")][-1].result
         assert refusal.abstained and refusal.answer == prompts.REFUSAL and refusal.sources

@@ -13,6 +13,7 @@ import logging
 import re
 import tempfile
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from assistant.settings import Settings, set_offline_env
 set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLED at import
 
 import gradio as gr
+from fastapi.responses import JSONResponse
 
 from assistant import topics
 from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token
@@ -40,6 +42,8 @@ ALL_VENUES = "All venues"
 #: Answers generated at once across all sessions: users do not wait on each
 #: other, and a small local model is not swamped.
 CONCURRENCY = 4
+#: Seconds a stopping UI waits for answers in flight to reach the browser.
+FINISH_ANSWERS_S = 3.0
 PLACEHOLDERS = {ASK: "Ask, summarize or compare, e.g. What is SPINT? or Give me an overview of the EEG papers",
                 QUESTION: "One question, e.g. What is SPINT?", SUMMARY: "A topic, e.g. EEG foundation models"}
 BROWSE_HEADERS = ["name", "venue", "first line of abstract", "id"]
@@ -118,6 +122,7 @@ class EndpointStatus:
     def __init__(self, assistant: Assistant, papers: list[Paper]) -> None:
         self.assistant = assistant
         self.settled = False
+        self.error = ""
         self.collection = _collection_text(papers)
         base_url = assistant.settings.base_url
         self.kind, self.text = "starting", (f"LLM: connecting to {base_url}…" if base_url
@@ -153,6 +158,7 @@ class EndpointStatus:
 
     def _failed(self, message: str) -> None:
         self.kind, self.text = "failed", f"LLM unavailable, answers are extractive: {message}"
+        self.error = message
 
     def note(self, result: AnswerResult) -> None:
         """Follow what the last answer showed: the endpoint failed, or came back."""
@@ -163,6 +169,12 @@ class EndpointStatus:
 
     def html(self) -> str:
         return render.status_line(self.kind, f"{self.text} · {self.collection}")
+
+    def health(self) -> dict[str, str]:
+        """The state for GET /health: what a service manager or a load balancer polls."""
+        if self.kind == "failed":
+            return {"status": f"failed: {self.error}"}
+        return {"status": "ready" if self.kind == "ready" else "starting the model"}
 
 
 def _collection_text(papers: list[Paper]) -> str:
@@ -512,7 +524,10 @@ def _topics_tab(h: Handlers) -> TopicsTab:
 def build_app(assistant: Assistant) -> gr.Blocks:
     """The whole UI over ``assistant``: chat with sources beside it, the
     collection to browse, and its topic map."""
-    h = Handlers(assistant)
+    return _blocks(Handlers(assistant))
+
+
+def _blocks(h: Handlers) -> gr.Blocks:
     hidden: dict[str, Any] = {"show_progress": "hidden"}
     with gr.Blocks(title="paper-assistant", analytics_enabled=False) as demo:
         session, selected = gr.State(None), gr.State(None)
@@ -555,17 +570,61 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 
 def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
            prevent_thread_lock: bool = False, quiet: bool = False) -> gr.Blocks:
-    """Serve the UI over one Assistant for ``settings``. Binds 127.0.0.1
-    unless told otherwise. Blocks until Ctrl-C unless ``prevent_thread_lock``;
-    returns the running Blocks (``close()`` stops it)."""
+    """Serve the UI over one Assistant for ``settings``, with GET /health, and
+    print one "ready" line once it serves. Binds 127.0.0.1 unless told
+    otherwise. Blocks until Ctrl-C or a stop signal (then shuts down, see
+    ``shut_down``) unless ``prevent_thread_lock``; returns the Blocks."""
     if host not in {"127.0.0.1", "localhost", "::1"} and auth is None:
         log.warning("serving on %s without auth: anyone who can reach port %d can use the assistant", host, port)
-    demo = build_app(Assistant(settings))
+    handlers = Handlers(Assistant(settings))
+    demo = _blocks(handlers)
     demo.queue(default_concurrency_limit=CONCURRENCY)
     try:
-        demo.launch(server_name=host, server_port=port, auth=auth, prevent_thread_lock=prevent_thread_lock,
-                    quiet=quiet, share=False, show_error=False, ssr_mode=False, mcp_server=False, pwa=False,
+        demo.launch(server_name=host, server_port=port, auth=auth, prevent_thread_lock=True,
+                    quiet=True, share=False, show_error=False, ssr_mode=False, mcp_server=False, pwa=False,
                     footer_links=[], theme=THEME, css=CSS)
     except OSError as exc:
         raise ConfigError(f"Cannot serve the UI on {host}:{port} ({exc}): pass another --port.") from exc
+    _add_health(demo, handlers.status)
+    if not quiet:
+        print(f"paper-assistant UI ready on http://{host}:{demo.server_port}", flush=True)
+    if prevent_thread_lock:
+        return demo
+    try:
+        while demo.is_running:
+            time.sleep(0.2)
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM/SIGHUP turned into one by assistant.cli
+        if not quiet:
+            print("paper-assistant UI stopping", flush=True)
+    finally:
+        shut_down(demo)
     return demo
+
+
+def _add_health(demo: gr.Blocks, status: EndpointStatus) -> None:
+    """GET /health: 200 with {"status": "ready"}, else 503 with "starting the
+    model" or "failed: why" (answers are then extractive)."""
+    def health() -> JSONResponse:
+        state = status.health()
+        return JSONResponse(state, status_code=200 if state["status"] == "ready" else 503)
+
+    demo.app.add_api_route("/health", health, methods=["GET"], include_in_schema=False)
+
+
+def shut_down(demo: gr.Blocks) -> None:
+    """Stop the local model first: the answers in flight lose their stream and
+    end at once with their extractive answer and sources, instead of a broken
+    page; give those ``FINISH_ANSWERS_S`` to reach the browser, then close."""
+    from assistant.local import stop_all
+
+    stop_all()
+    deadline = time.monotonic() + FINISH_ANSWERS_S
+    while not _answers_sent(demo) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    demo.close(verbose=False)
+
+
+def _answers_sent(demo: gr.Blocks) -> bool:
+    """Whether Gradio's queue runs no job and holds no message for a browser."""
+    queue = demo._queue
+    return not any(queue.active_jobs) and all(m.empty() for m in queue.pending_messages_per_session.values())
