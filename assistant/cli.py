@@ -314,7 +314,7 @@ def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
     from assistant.references import answer_exports
 
     markdown, bibtex = answer_exports(result, {p.paper_id: p for p in index.lexical[1]})
-    for path, text in ((args.markdown, markdown), (args.bibtex, bibtex)):
+    for path, text in ((getattr(args, "markdown", None), markdown), (getattr(args, "bibtex", None), bibtex)):
         if path is not None:
             try:
                 write_atomic(path, text)
@@ -496,7 +496,7 @@ def _show_topic(args: argparse.Namespace, topic_map: Any, index: Any) -> int:
                 event.result.extra["topic"] = info
             yield event
 
-    _render(events(), args)
+    _render(events(), args, index=assistant.index)
     return 0
 
 

@@ -86,7 +86,7 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(server: Scripted
         ("search", {}, "missing argument 'query'"),
         ("search", {"query": "EEG", "k": "five"}, "argument 'k': Input should be a valid integer"),
         ("search", {"query": "EEG", "k": 10**9}, "argument 'k': Input should be less than or equal to 50"),
-        ("search", {"query": "EEG", "venue": "Nature 1999"}, "No indexed papers match venue='Nature 1999'"),
+        ("search", {"query": "EEG", "venue": "Nature 1999"}, "No indexed paper is from venue 'Nature 1999'"),
         ("ask", {"question": 42}, "argument 'question': Input should be a valid string"),
         ("get_paper", {"paper_id": "no-such-paper"}, "No paper with id 'no-such-paper'"),
         ("compare", {"a": "CSBrain", "b": "EEG"}, "'EEG' is ambiguous"),
