@@ -110,7 +110,7 @@ class Settings(BaseSettings):
                                        "word pieces (0: never)."
     )
     overrule_refusal: float = Field(
-        default=0.5, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
+        default=0.6, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
                                              "is overruled with a quoted answer (calibrated on the dev split)."
     )
     refuse_answer: float = Field(
