@@ -140,7 +140,8 @@ class Assistant:
         asks which paper it points to and what that paper does."""
         start = time.perf_counter()
         query, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
-        yield from self._answer("ask", asked or question, query, evidence, prompt, start)
+        # a keyword query asks for the paper it points to: the top paper is the answer even when the model demurs
+        yield from self._answer("ask", asked or question, query, evidence, prompt, start, quote_refusal=keywords)
 
     def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None,
                     keywords: bool = False) -> tuple[str, list[Evidence], str]:
@@ -261,7 +262,8 @@ class Assistant:
         return prompts.format_sources([(e.n, e.paper.name, e.paper.venue, e.text()) for e in evidence])
 
     def _answer(self, mode: str, question: str, query: str, evidence: list[Evidence], prompt: str, start: float,
-                extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None) -> Iterator[Event]:
+                extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
+                quote_refusal: bool = False) -> Iterator[Event]:
         """Sources, a quoted draft at once, the model's stream (when there is
         a ``prompt``), then the checked answer. ``lines`` are sentences built
         by construction, placed after the model's."""
@@ -278,12 +280,12 @@ class Assistant:
                     ttft = ttft if ttft is not None else _ms(start)
                     text += delta
                     yield Token(delta)
-                if mode == "ask":  # the same prompt up to its last line: the server reuses all before it
+                if mode == "ask" and not quote_refusal:  # the same prompt up to its last line: the server reuses it
                     verdict = self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
             except LLMUnavailable as exc:
                 error = str(exc)
         result = finalize(mode, question, query, text, evidence, self.checks, error, lines,
-                          allow_quote=lines is None, verdict=verdict)
+                          allow_quote=lines is None, verdict=verdict, quote_refusal=quote_refusal)
         result.model = model
         result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0,
                           "total_ms": _ms(start)}

@@ -253,18 +253,22 @@ def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict
     def facts(key: Any) -> float | None:
         return _ratio(sum(key(r) for r in with_facts), sum(r["facts"] for r in with_facts))
 
+    baseline = all("closed_book" in r for r in rows)  # an interrupted run may lack it: no baseline then
+
     chinese = [r for r in answerable if r["type"] == "chinese"]
     compare = [r for r in rows if r["table_cells"]]
     answered = [r for r in rows if r["timings"]["ttft_ms"]]
     return {
         "questions": len(rows),
         "fact_coverage": facts(lambda r: r["facts_found"]),
-        "fact_coverage_closed_book": facts(lambda r: r["closed_book"]["facts_found"]),
+        "fact_coverage_closed_book": facts(lambda r: r["closed_book"]["facts_found"]) if baseline else None,
         "evidence_coverage": facts(lambda r: r["facts_in_evidence"]),
         "false_refusals": _ratio(sum(r["abstained"] for r in answerable), len(answerable)),
-        "false_refusals_closed_book": _ratio(sum(r["closed_book"]["abstained"] for r in answerable), len(answerable)),
+        "false_refusals_closed_book": _ratio(sum(r["closed_book"]["abstained"] for r in answerable), len(answerable))
+        if baseline else None,
         "refusal": refusal(lambda r: r["abstained"]),
-        "refusal_closed_book": refusal(lambda r: r["closed_book"]["abstained"]),
+        "refusal_closed_book": refusal(lambda r: r["closed_book"]["abstained"]) if baseline
+        else {"precision": None, "recall": None},
         "citation_precision": _ratio(sum(len(c & g) for c, g in cited), sum(len(c) for c, g in cited)),
         "citation_recall": _ratio(sum(len(c & g) for c, g in cited), sum(len(g) for c, g in cited)),
         "invalid_citation_rate": _ratio(sum(r["invalid_citations"] for r in rows),

@@ -71,18 +71,20 @@ def source_json(e: Evidence, n: int) -> dict[str, Any]:
 
 def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
              error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
-             verdict: float | None = None) -> AnswerResult:
+             verdict: float | None = None, quote_refusal: bool = False) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
     ``verdict`` is P(yes) that the sources state the answer (None: not asked).
     ``built`` are sentences made by construction (a summary's per-paper
     lines, a metadata answer): appended after the model's, never judged.
     ``allow_quote`` lets a quoted answer replace a refusal (not for summaries,
-    whose list already quotes every paper).
+    whose list already quotes every paper); ``quote_refusal`` makes it replace
+    any refusal (a keyword query: the top paper is what was asked for).
     """
     built = built or []
-    claims = [] if not evidence or not text else attribute(text, evidence, checks.embedder,
-                                                           checks.support_threshold, question)
+    # a reply cut off by a failure is not an answer: the quoted sentences replace it
+    claims = [] if not evidence or not text or error else attribute(text, evidence, checks.embedder,
+                                                                    checks.support_threshold, question)
     refused = [c for c in claims if is_refusal(c.text)]
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
@@ -90,7 +92,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     answered = bool(kept)
     if kept and verdict is not None and verdict < checks.refuse_answer:
         kept = []  # true sentences, but the evidence does not answer what was asked
-    elif not kept and evidence and allow_quote and (error or (verdict or 0.0) >= checks.overrule_refusal):
+    elif not kept and evidence and allow_quote and (error or quote_refusal
+                                                    or (verdict or 0.0) >= checks.overrule_refusal):
         claims = kept = quoted(evidence)
     abstained = not kept and not built
     order = numbering(kept + built)

@@ -114,7 +114,7 @@ class Settings(BaseSettings):
                                              "is overruled with a quoted answer (calibrated on the dev split)."
     )
     refuse_answer: float = Field(
-        default=0.0, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
+        default=0.3, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
                                              "(calibrated on the dev split)."
     )
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")

@@ -325,6 +325,13 @@ def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, s
     assert result.citations[0]["title"] == "SPINT"
 
 
+def test_a_keyword_query_is_never_refused(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.05
+    result = run(assistant.respond("heterogeneous synapses spiking network"))[1]
+    assert not result.abstained and result.quoted and result.citations[0]["title"] == "HetSyn"
+
+
 def test_list_items_and_paragraphs_survive_checking(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(f"Two points:\n\n1. {SPINT_FACT} [1].\n2. SPINT was evaluated on three multi-session datasets "
                  "from the FALCON Benchmark [1].")
