@@ -38,6 +38,8 @@ from assistant.errors import LLMUnavailable
 from assistant.files import write_atomic
 from assistant.settings import Settings
 
+#: Seconds a port may stay busy after the server holding it was stopped.
+PORT_RELEASE_S = 3.0
 #: How long a starting server may take to answer /v1/models before we give up.
 START_TIMEOUT_S = 120.0
 #: How long a stopping server may take (an answer in flight holds it up) before SIGKILL.
@@ -373,8 +375,11 @@ class LocalServer:
                 "llama-cpp-python is not installed, so the local model cannot run: `make install` builds it "
                 "(see README), or set OPENAI_BASE_URL to another endpoint."
             ) from None
-        if not _port_free(self.port):
-            raise _port_taken(self.port)
+        deadline = time.monotonic() + PORT_RELEASE_S  # a server stopped just now may hold it a moment longer
+        while not _port_free(self.port):
+            if time.monotonic() > deadline:
+                raise _port_taken(self.port)
+            time.sleep(0.2)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         key = secrets.token_urlsafe(24)
         with _LOCK, self.log_path.open("wb") as log:  # the child keeps its own copy of the log handle

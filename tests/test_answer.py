@@ -338,3 +338,9 @@ def test_list_items_and_paragraphs_survive_checking(assistant: Assistant, server
     result = run(assistant.ask("What is SPINT?"))[1]
     second = "2. SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1]."
     assert result.answer.splitlines()[-2:] == [f"1. {SPINT_FACT} [1].", second]
+
+
+def test_a_compare_sentence_that_claims_nothing_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply("REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]. Not stated [2].")
+    result = run(assistant.compare("CSBrain", "REVE"))[1]
+    assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
