@@ -67,6 +67,11 @@ class SentenceSupport:
         return f"{body} {marks}{end}"
 
 
+def markers(text: str) -> list[int]:
+    """Every citation number in a text, in order ([1], [1, 2], 【1】), valid or not."""
+    return [int(n) for match in _MARKER.finditer(text) for n in re.split(r"[,，;、]", match.group(1))]
+
+
 def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
     """One line's sentences; a citation opening a sentence ("... . [2] Next")
     belongs to the sentence before it."""
@@ -80,12 +85,7 @@ def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
             merged.append(part)
     claims = []
     for part in merged:
-        cited: list[int] = []
-        for match in _MARKER.finditer(part):
-            for number in re.split(r"[,，;、]", match.group(1)):
-                n = int(number)
-                if n in valid and n not in cited:
-                    cited.append(n)
+        cited = [n for n in dict.fromkeys(markers(part)) if n in valid]
         text = re.sub(r"\s+([.,;:!?。])", r"\1", _MARKER.sub("", part)).strip()
         claims.append(SentenceSupport(text=text, cited=cited, lead=" "))
     return claims

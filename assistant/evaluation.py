@@ -29,6 +29,7 @@ from tqdm import tqdm
 
 from assistant import prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
+from assistant.citations import markers as cited_numbers
 from assistant.cleaning import clean_text
 from assistant.files import write_atomic
 from assistant.finalize import is_refusal
@@ -129,11 +130,6 @@ def facts_found(answer: str, facts: list[str]) -> int:
 _LISTING = {"summarize", "list"}
 
 
-def _markers(text: str) -> list[int]:
-    """Every citation number in a raw model reply ([1], [1, 2], 【1】)."""
-    return [int(n) for group in re.findall(r"[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]", text)
-            for n in re.split(r"[,，;、]", group)]
-
 
 def _self_cited(result: Any) -> tuple[int, int]:
     """Built per-paper lines ("Name: “…” [n]") and how many cite their own paper."""
@@ -157,7 +153,7 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
             result = event.result
     assert result is not None
     shown = " ".join(f"{s['title']} ({s['venue']}): {s['evidence']}" for s in result.sources)
-    markers = _markers(result.model_text)
+    markers = cited_numbers(result.model_text)
     built, own = _self_cited(result)
     checked = [s for s in result.support if s["supported"] is not None and s["status"] != "quoted"]
     return {
