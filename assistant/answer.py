@@ -17,16 +17,18 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
 from assistant import intent, prompts
 from assistant.aspects import aspect_table, gist_sentence
+from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
 from assistant.errors import LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
-from assistant.finalize import Checks, finalize, quoted, source_json
+from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, resolve_endpoint
 from assistant.papers import Paper
@@ -43,6 +45,10 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 RETRY_ENDPOINT_AFTER_S = 30.0
 #: A hit enters the prompt when its fused score is at least this share of the best.
 FOCUS_RELATIVE = 0.3
+#: Longest search query or rewritten follow-up the model may write (tokens).
+SHORT_REPLY_TOKENS = 40
+#: Longest sentence the model may copy from a source (tokens).
+COPY_TOKENS = 120
 #: Words of a paper's quoted line in a summary or list at most.
 GIST_WORDS = 45
 
@@ -78,11 +84,31 @@ def _paper_lines(evidence: list[Evidence]) -> list[SentenceSupport]:
     return lines
 
 
+def _refused_outright(text: str) -> bool:
+    """Every sentence of the reply says the sources lack the answer (a
+    partial refusal keeps its other sentences and needs no quote)."""
+    return all(is_refusal(s) for s in sentences(text) or [text])
+
+
 def _messages(content: str) -> list[ChatMessage]:
     """Every request starts with the same system prompt, so the server reuses
     its evaluated prefix (a follow-up's rewrite would otherwise evict it)."""
     return [ChatMessage(role=MessageRole.SYSTEM, content=prompts.SYSTEM_PROMPT),
             ChatMessage(role=MessageRole.USER, content=content)]
+
+
+@dataclass
+class _Run:
+    """One answer's generation so far: the text, when its first token came,
+    the refusal verdict and the failure, if any."""
+
+    start: float
+    text: str = ""
+    model: str = ""
+    ttft: float | None = None
+    verdict: float | None = None
+    pick: list[SentenceSupport] = field(default_factory=list)
+    error: str | None = None
 
 
 class Assistant:
@@ -123,7 +149,9 @@ class Assistant:
         route = intent.route(message, self.index.lexical[0].named)
         yield Routed(route.kind, route.reason)
         corpus = self.index.lexical[1]
-        if route.kind == "compare":
+        if route.each:
+            yield from self.ask_each(message, [corpus[i] for i in route.papers], asked)
+        elif route.kind == "compare":
             yield from self.compare_papers([corpus[i] for i in route.papers[:2]], asked or message)
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
@@ -195,6 +223,36 @@ class Assistant:
                                cited=[1], status="quoted")
         yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
 
+    def ask_each(self, question: str, papers: list[Paper], asked: str | None = None) -> Iterator[Event]:
+        """One question about several named papers, put to each paper alone
+        with its own abstract: the model cannot give one paper's facts to
+        another, and a short prompt per paper keeps the first words quick.
+        The parts are then checked as one answer."""
+        start = time.perf_counter()
+        query = self._search_query(question)
+        evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[: self.settings.each_max_papers], 1)]
+        retrieval_ms = _ms(start)
+        yield from self._preview(evidence, None)
+        run = _Run(start)
+        language = language_of(asked or question)
+        sent: list[str] = []
+        try:
+            for e in evidence:
+                prompt = prompts.ASK_ONE.format(sources=self._format([e]), question=question, name=e.paper.name,
+                                                n=e.n, language=language)
+                sent.append(prompt)
+                if run.text:
+                    run.text += "\n\n"
+                    yield Token("\n\n")
+                part = len(run.text)
+                yield from self._generate(prompt, run)
+                if _refused_outright(run.text[part:]) and (self._verdict(prompt) or 0.0) >= self.checks.overrule_refusal:
+                    quote = self._pick(prompt, [e]) or quoted([e])  # the model missed it
+                    run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
+        except LLMUnavailable as exc:
+            run.error = str(exc)
+        yield self._final("ask", asked or question, query, evidence, run, retrieval_ms, sent)
+
     def compare(self, a: str, b: str) -> Iterator[Event]:
         """Aspect table filled from each abstract, then a cited narrative."""
         papers = [self._resolve(a), self._resolve(b)]
@@ -224,12 +282,14 @@ class Assistant:
 
     # -- shared steps ---------------------------------------------------------
     def _topic_hits(self, query: str, venue: str | None) -> list[Hit]:
-        """Every paper about a topic: within a window of the best dense match
-        and above an absolute floor, or named outright."""
+        """Every paper about a topic: ranked high by both BM25 and MiniLM
+        (the fused score) and not far off in meaning (a dense floor: ranks
+        alone would list the best of nothing for a topic no paper covers),
+        or named outright. A dense-cosine window alone listed 0.55 of the dev
+        topics' papers: abstracts word a topic in ways one embedding misses."""
         pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
-        best = max((h.similarity for h in pool), default=0.0)
-        cutoff = max(self.settings.topic_min_similarity, best - self.settings.topic_window)
-        return [h for h in pool if h.named or h.similarity >= cutoff]
+        return [h for h in pool if h.named or (h.score >= self.settings.topic_min_score
+                                               and h.similarity >= self.settings.topic_min_similarity)]
 
     def _gist_evidence(self, query: str, hits: list[Hit]) -> list[Evidence]:
         """Each paper's gist sentence, which its listed line quotes and the model reads."""
@@ -244,7 +304,8 @@ class Assistant:
         if language_of(question) == "English":
             return question
         try:
-            translated = self.llm.complete(_messages(prompts.TRANSLATE_QUERY.format(question=question)))
+            translated = self.llm.complete(_messages(prompts.TRANSLATE_QUERY.format(question=question)),
+                                           max_tokens=SHORT_REPLY_TOKENS)
         except LLMUnavailable:
             return question
         return f"{translated.splitlines()[0] if translated else ''} {question}".strip()
@@ -258,6 +319,14 @@ class Assistant:
         names = "; ".join(p.name for p in found.candidates[:5])
         raise NotFound(f"'{text}' is ambiguous: did you mean one of {names}? Name one of them.")
 
+    def _whole(self, query: str, paper: Paper, n: int) -> Evidence:
+        """A paper's abstract, whole up to the top-paper allowance (else its
+        sentences closest to ``query`` within it), as source ``n``."""
+        budget = self.settings.whole_abstract_tokens
+        [evidence] = self.selector.select(query, [Hit(paper, 1.0, 1.0, True)], 10 ** 3, budget, whole=budget)
+        evidence.n = n
+        return evidence
+
     def _format(self, evidence: list[Evidence]) -> str:
         return prompts.format_sources([(e.n, e.paper.name, e.paper.venue, e.text()) for e in evidence])
 
@@ -268,30 +337,62 @@ class Assistant:
         a ``prompt``), then the checked answer. ``lines`` are sentences built
         by construction, placed after the model's."""
         retrieval_ms = _ms(start)
+        yield from self._preview(evidence, lines)
+        run = _Run(start)
+        if evidence and prompt:
+            try:
+                yield from self._generate(prompt, run)
+                if mode == "ask" and not quote_refusal:
+                    run.verdict = self._verdict(prompt)
+                if _refused_outright(run.text) and (quote_refusal or (run.verdict or 0.0) >= self.checks.overrule_refusal):
+                    run.pick = self._pick(prompt, evidence)
+            except LLMUnavailable as exc:
+                run.error = str(exc)
+        yield self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
+                          lines, quote_refusal)
+
+    def _preview(self, evidence: list[Evidence], lines: list[SentenceSupport] | None) -> Iterator[Event]:
+        """What is on screen before the model's first word: the sources and
+        a quoted draft (the built lines, else the best quoted sentences)."""
         yield Sources([source_json(e, e.n) for e in evidence])
         draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
         if draft:
             yield Draft(draft)
-        text, error, ttft, model, verdict = "", None, None, "", None
-        if evidence and prompt:
-            try:
-                model = self.llm.endpoint.model
-                for delta in self.llm.stream(_messages(prompt)):
-                    ttft = ttft if ttft is not None else _ms(start)
-                    text += delta
-                    yield Token(delta)
-                if mode == "ask" and not quote_refusal:  # the same prompt up to its last line: the server reuses it
-                    verdict = self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
-            except LLMUnavailable as exc:
-                error = str(exc)
-        result = finalize(mode, question, query, text, evidence, self.checks, error, lines,
-                          allow_quote=lines is None, verdict=verdict, quote_refusal=quote_refusal)
-        result.model = model
-        result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0,
-                          "total_ms": _ms(start)}
-        result.extra |= (extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens(
-            [prompts.SYSTEM_PROMPT, prompt])) if prompt else 0}
-        yield Final(result)
+
+    def _generate(self, prompt: str, run: _Run) -> Iterator[Event]:
+        """Stream the model's reply to ``prompt`` into ``run``."""
+        run.model = self.llm.endpoint.model
+        for delta in self.llm.stream(_messages(prompt)):
+            run.ttft = run.ttft if run.ttft is not None else _ms(run.start)
+            run.text += delta
+            yield Token(delta)
+
+    def _verdict(self, prompt: str) -> float | None:
+        """P(yes) that the sources state the answer: the same prompt up to its
+        last line, so the server reuses everything it has evaluated."""
+        return self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
+
+    def _pick(self, prompt: str, evidence: list[Evidence]) -> list[SentenceSupport]:
+        """The source sentence the model picks as the answer (the prompt
+        reused up to its last line), quoted from the abstract; none if it
+        copies nothing that is there."""
+        copied = self.llm.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
+                                   max_tokens=COPY_TOKENS)
+        return quote_of(copied, evidence)
+
+    def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
+               sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
+               quote_refusal: bool = False) -> Final:
+        """The checked answer, with its timings and the prompt size (``sent``: the user prompts)."""
+        result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines,
+                          allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
+                          pick=run.pick)
+        result.model = run.model
+        result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": run.ttft if run.ttft is not None else 0.0,
+                          "total_ms": _ms(run.start)}
+        tokens = sum(self.index.embedder.count_tokens([prompts.SYSTEM_PROMPT, *sent])) if sent else 0
+        result.extra |= (extra or {}) | {"prompt_tokens": tokens}
+        return Final(result)
 
 
 class Conversation:
@@ -310,8 +411,8 @@ class Conversation:
             return message
         history = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in self.history[-self.max_turns:])
         try:
-            rewritten = self.assistant.llm.complete(_messages(prompts.CONDENSE.format(history=history,
-                                                                                      question=message)))
+            rewritten = self.assistant.llm.complete(
+                _messages(prompts.CONDENSE.format(history=history, question=message)), max_tokens=SHORT_REPLY_TOKENS)
         except LLMUnavailable:
             return f"{self.history[-1][0]} {message}"
         return rewritten.splitlines()[0].strip() if rewritten.strip() else message

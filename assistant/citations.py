@@ -32,6 +32,9 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and in contrast|in contrast to|unlike)\s+|;\s+|,\s+and\s+(?=[A-Z])")
 #: A short sentence that states nothing ("Not stated.", "N/A").
 _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.IGNORECASE)
+#: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,
+#: a list of nothing remains.
+_MARKERS_AS_WORDS = re.compile(r"[\[【]\d+[\]】]\s*[,，、]\s*(?:(?:and|or)\s+)?[\[【]\d+[\]】]\s*[,，、]?\s*(?:and|or)\s+[\[【]\d")
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
 #: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.
@@ -87,7 +90,8 @@ def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
     for part in merged:
         cited = [n for n in dict.fromkeys(markers(part)) if n in valid]
         text = re.sub(r"\s+([.,;:!?。])", r"\1", _MARKER.sub("", part)).strip()
-        claims.append(SentenceSupport(text=text, cited=cited, lead=" "))
+        claims.append(SentenceSupport(text=text, cited=cited, lead=" ",
+                                      status="unsupported" if _MARKERS_AS_WORDS.search(part) else "model"))
     return claims
 
 
@@ -203,10 +207,11 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     asked = _salient(question)
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     claims = split_claims(answer, valid)
-    checkable = [c for c in claims if _claim_size(c.text) >= MIN_CLAIM_WORDS and not _mostly_cjk(c.text)]
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
             claim.status = "unsupported"  # "not stated [2]": no claim to keep
+    checkable = [c for c in claims if c.status != "unsupported" and _claim_size(c.text) >= MIN_CLAIM_WORDS
+                 and not _mostly_cjk(c.text)]
     if not checkable or not evidence:
         return claims
     texts = [_parts(c.text, evidence) for c in checkable]

@@ -34,6 +34,7 @@ from assistant.cleaning import clean_text
 from assistant.files import write_atomic
 from assistant.finalize import is_refusal
 from assistant.index import PaperIndex
+from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.retrieve import Mode, PaperRetriever
 from assistant.settings import Settings
@@ -119,10 +120,46 @@ def _norm(text: str) -> str:
     return " ".join(re.sub(r"(?<=\d),(?=\d{3})", "", text).split())
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+#: Names as written in English text: CSBrain, GSM8K, LVLMs (a capital after the first letter).
+_NAME = re.compile(r"\b[A-Za-z][a-z]*[A-Z][\w-]*")
+
+
+def _fact_in(fact: str, folded: str, sentences: list[str]) -> bool:
+    """A fact is stated when its normalised text is in the answer, or when
+    one sentence of the answer holds its stemmed content words one after
+    the other ("scales exponentially with the number of hidden units" states
+    "exponential in the number of hidden units"). In a Chinese answer the
+    fact's numbers and Latin-script names must all be in one sentence
+    ("60000 小时" states "60,000 hours"); a fact with neither cannot be matched
+    there. A one-word fact must match as written."""
+    if _norm(fact) in folded:
+        return True
+    words = tokenize(fact)
+    if len(words) < 2 and not _NUMBER.search(fact):
+        return False
+    for sentence in sentences:
+        if language_of(sentence) == "English":
+            if len(words) >= 2 and _in_sequence(words, tokenize(sentence)):
+                return True
+            continue
+        needed = set(_NUMBER.findall(_norm(fact))) | {w.casefold() for w in _NAME.findall(fact)}
+        if needed and all(re.search(rf"(?<![\w.]){re.escape(n)}(?!\w)", sentence, re.ASCII) for n in needed):
+            return True
+    return False
+
+
+def _in_sequence(words: list[str], tokens: list[str]) -> bool:
+    """``words`` occur in ``tokens`` one after the other."""
+    return any(tokens[i: i + len(words)] == words for i in range(len(tokens) - len(words) + 1))
+
+
 def facts_found(answer: str, facts: list[str]) -> int:
-    """How many required facts the answer states (normalised substring match)."""
+    """How many required facts the answer states (see ``_fact_in``)."""
     folded = _norm(answer)
-    return sum(1 for fact in facts if _norm(fact) in folded)
+    sentences = [s for s in _SENTENCE_END.split(folded) if s.strip()]
+    return sum(1 for fact in facts if _fact_in(fact, folded, sentences))
 
 
 #: Routes that give the same answer shape (a cited list of papers): a

@@ -21,11 +21,14 @@ from assistant import prompts
 from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
 from assistant.embedding import MiniLMEmbedding
 from assistant.evidence import Evidence
+from assistant.lexical import tokenize
 from assistant.result import AnswerResult
 
 #: Sentences in an extractive answer, and how close to the best each must score.
 EXTRACTIVE_SENTENCES = 2
 EXTRACTIVE_RELATIVE = 0.85
+#: Share of a copied sentence's words that must be in the source sentence it copies.
+COPY_OVERLAP = 0.7
 #: Ways a model says "not in the sources" besides the exact refusal phrase.
 _REFUSING = re.compile(
     r"\b(?:(?:do|does|did) not (?:contain|mention|specify|state|provide|include|say|report|give|describe|discuss)|"
@@ -53,6 +56,27 @@ def quoted(evidence: list[Evidence]) -> list[SentenceSupport]:
             for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
 
 
+def quote_of(text: str, evidence: list[Evidence]) -> list[SentenceSupport]:
+    """The source sentence a model copied (``text``), quoted from the
+    abstract and cited to it; none when most of its words are not one
+    source sentence's (the model paraphrased or invented). A copy of part of
+    a sentence finds the whole: ties go to the sentence closest in length."""
+    words = set(tokenize(text))
+    best, found = (0.0, 0.0), None
+    for e in evidence:
+        for i, sentence in enumerate(e.sentences):
+            theirs = set(tokenize(sentence))
+            shared = len(words & theirs)
+            score = (shared / max(len(words), 1), shared / max(len(words | theirs), 1))
+            if score > best:
+                best, found = score, (e, i)
+    if found is None or best[0] < COPY_OVERLAP:
+        return []
+    e, i = found
+    return [SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
+                            status="quoted")]
+
+
 @dataclass(frozen=True)
 class Checks:
     """The knobs of the checking step (from the settings)."""
@@ -71,7 +95,8 @@ def source_json(e: Evidence, n: int) -> dict[str, Any]:
 
 def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
              error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
-             verdict: float | None = None, quote_refusal: bool = False) -> AnswerResult:
+             verdict: float | None = None, quote_refusal: bool = False,
+             pick: list[SentenceSupport] | None = None) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
     ``verdict`` is P(yes) that the sources state the answer (None: not asked).
@@ -80,6 +105,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     ``allow_quote`` lets a quoted answer replace a refusal (not for summaries,
     whose list already quotes every paper); ``quote_refusal`` makes it replace
     any refusal (a keyword query: the top paper is what was asked for).
+    ``pick`` is the sentence the model chose as the answer after refusing
+    (see ``quote_of``): quoted instead of the most similar sentences, which
+    often restate the question rather than answer it.
     """
     built = built or []
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
@@ -94,7 +122,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or quote_refusal
                                                     or (verdict or 0.0) >= checks.overrule_refusal):
-        claims = kept = quoted(evidence)
+        claims = kept = pick or quoted(evidence)
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}

@@ -65,13 +65,16 @@ KEYWORD_WORDS = 6
 @dataclass(frozen=True)
 class Route:
     """Where a message goes, what decided it (shown to the user), and for a
-    comparison the indexed papers it names (positions in the corpus)."""
+    comparison the indexed papers it names (positions in the corpus).
+    ``each``: one question asked of several named papers ("how many tasks were
+    CSBrain and REVE each evaluated on?"), answered paper by paper."""
 
     kind: Kind
     reason: str
     papers: list[int] = field(default_factory=list)
     keywords: bool = False
     metadata: bool = False
+    each: bool = False
 
 
 def needs_context(message: str) -> bool:
@@ -104,6 +107,9 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
             return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
         if len(papers) >= 2:
             return Route("compare", "names two or more papers and asks to compare them", papers)
+    if len(papers) >= 2 and not _LIST.search(message) and not _SUMMARY.search(message):
+        return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
+                     papers, each=True)
     if _METADATA.search(message) and len(papers) <= 1:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
     if _LIST.search(message):

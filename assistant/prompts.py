@@ -46,9 +46,23 @@ ASK = """<sources>
 Question: {question}
 Answer in {language}, citing sources as [n]."""
 
+#: One question asked of several named papers goes to each paper alone, so
+#: that no paper's facts can be given to another.
+ASK_ONE = """<sources>
+{sources}
+</sources>
+
+Question: {question}
+Answer only for {name}, from source [{n}], in {language}, citing [{n}]."""
+
 #: Appended to an ASK prompt (so the server reuses everything before it):
 #: the model's yes/no judgement, whose P(yes) decides whether a refusal stands.
 VERIFY = "\nFirst: do the sources state the answer to this question? Reply with yes or no only."
+
+#: Appended like VERIFY when the model refused but P(yes) says the sources
+#: answer: it copies the sentence that does, which is then quoted from the
+#: abstract itself (the model picks, the abstract speaks).
+PICK_QUOTE = "\nCopy, word for word, the one sentence of the sources that best answers this question. Reply with that sentence only."
 
 #: A bare keyword query, put as the question it stands for.
 KEYWORDS = "Which paper is about {keywords}, and what does it do?"

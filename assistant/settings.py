@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     local_threads: int = Field(default=0, ge=0, description="llama.cpp threads; 0 uses every core.")
     # -- what goes into the prompt -----------------------------------------
     answer_papers: int = Field(default=4, ge=1, le=20, description="Papers given to the model for a question.")
+    each_max_papers: int = Field(
+        default=4, ge=2, le=8, description="Most named papers one question is put to, paper by paper.")
     evidence_sentences: int = Field(default=3, ge=1, le=20, description="Sentences quoted per paper.")
     evidence_tokens: int = Field(
         default=450, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
@@ -114,15 +116,16 @@ class Settings(BaseSettings):
                                              "is overruled with a quoted answer (calibrated on the dev split)."
     )
     refuse_answer: float = Field(
-        default=0.3, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
+        default=0.45, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
                                              "(calibrated on the dev split)."
     )
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
-    topic_min_similarity: float = Field(
-        default=0.4, ge=-1, le=1, description="Dense cosine below which a paper is off-topic for a summary."
+    topic_min_score: float = Field(
+        default=0.6, ge=0, le=1, description="Fused search score (share of the best possible: first in both "
+                                             "rankings) from which a paper belongs to a topic (chosen on dev)."
     )
-    topic_window: float = Field(
-        default=0.15, ge=0, le=2, description="A topic paper is at most this far (cosine) below the best match."
+    topic_min_similarity: float = Field(
+        default=0.2, ge=-1, le=1, description="Dense cosine below which a paper is off-topic whatever its rank."
     )
     support_threshold: float = Field(
         default=0.55, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence."

@@ -154,6 +154,7 @@ def test_chinese_question_is_searched_in_english_and_answered_in_chinese(assista
     server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
     result = run(assistant.ask("哪项研究让两个AI系统就有争议的事实性说法进行辩论，以引导持有偏见的评判者？"))[1]
     assert "Translate this question" in server.requests[0]["messages"][-1]["content"]
+    assert server.requests[0]["max_tokens"] < server.requests[1]["max_tokens"]  # a query is short: capped
     assert result.query.startswith("AI debate biased judges")
     assert "debate" in result.sources[0]["abstract"]
     assert "Answer in Chinese" in server.requests[1]["messages"][-1]["content"]
@@ -344,3 +345,55 @@ def test_a_compare_sentence_that_claims_nothing_is_dropped(assistant: Assistant,
     server.reply("REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]. Not stated [2].")
     result = run(assistant.compare("CSBrain", "REVE"))[1]
     assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+
+
+def test_one_question_about_two_named_papers_is_put_to_each_alone(assistant: Assistant,
+                                                                  server: ScriptedOpenAI) -> None:
+    """Each paper is asked with its own abstract only, so the model cannot
+    give one paper's numbers to the other; the parts are checked as one answer."""
+    server.reply(lambda body: "CSBrain was evaluated on 11 representative EEG tasks "
+                              f"[{source_number(body, 'CSBrain')}].")
+    server.reply(prompts.REFUSAL)  # the model misses REVE's figure, which its abstract states
+    server.judgement = 0.95
+    events, result = run(assistant.respond("How many downstream EEG tasks were CSBrain and REVE each evaluated on?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "compare" and "paper by paper" in events[0].reason
+    asked = [r["messages"][-1]["content"] for r in server.requests]
+    assert asked[2].endswith(prompts.PICK_QUOTE.strip())  # after the refusal: which sentence answers it?
+    assert len(asked) == 3 and "CSBrain" in asked[0] and "REVE" not in asked[0].split("</sources>")[0]
+    assert "REVE" in asked[1].split("</sources>")[0] and "CSBrain" not in asked[1].split("</sources>")[0]
+    assert "11 representative EEG tasks [1]" in result.answer
+    assert "10 downstream" in result.answer and result.citations[1]["title"] == "REVE"
+    assert [c["title"] for c in result.citations] == ["CSBrain", "REVE"] and not result.abstained
+
+
+def test_citation_markers_standing_for_names_are_no_answer(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"The benchmarks are [1], [2], and [3]" states nothing once the markers
+    are checked: the quoted sentences answer instead when the evidence holds it."""
+    server.reply("The benchmarks used to evaluate MiCRo are [1], [2], and [3].")
+    server.judgement = 0.9
+    result = run(assistant.ask("Which benchmarks were used to evaluate MiCRo?"))[1]
+    assert ",," not in result.answer and "are, " not in result.answer
+    assert result.quoted and result.citations[0]["title"] == "MiCRo"
+
+
+def test_after_a_refusal_the_model_picks_the_sentence_and_the_abstract_is_quoted(assistant: Assistant,
+                                                                                  server: ScriptedOpenAI) -> None:
+    """The most similar sentences restate the question ("we introduce CityLens,
+    a benchmark…"); the one the model copies answers it, and what is shown is
+    the abstract's own sentence, not the model's copy."""
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.9
+    server.reply("Based on this dataset, we define eleven prediction tasks and use 3 evaluation paradigms.")
+    result = run(assistant.ask("How many prediction tasks and evaluation paradigms does the urban "
+                               "socioeconomic benchmark define?"))[1]
+    assert result.quoted and result.answer.startswith("“Based on this dataset, we define 11 prediction tasks")
+    picked = server.requests[-1]["messages"][-1]["content"]
+    assert picked.endswith(prompts.PICK_QUOTE.strip()) and "Question:" in picked
+
+
+def test_a_copy_that_is_in_no_abstract_is_not_quoted(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.9
+    server.reply("CityLens was trained on forty GPUs for a month in Paris.")
+    result = run(assistant.ask("How many prediction tasks does the urban socioeconomic benchmark define?"))[1]
+    assert result.quoted and "GPUs" not in result.answer and "Paris" not in result.answer

@@ -48,6 +48,16 @@ def test_no_fact_can_be_scored_by_echoing_the_question() -> None:
 def test_fact_matching_is_normalised() -> None:
     assert facts_found("REVE used 60000 hours of EEG from 92 datasets.", ["60,000 hours", "92 datasets", "25,000"]) == 2
     assert facts_found(r"accuracy of 78.5\% on claims", ["78.5"]) == 1
+    # the same words inflected, one after the other, in one sentence
+    assert facts_found("Capacity scales exponentially with the number of hidden units.",
+                       ["exponential in the number of hidden units"]) == 1
+    assert facts_found("Capacity is exponential. The number of hidden units is small.",
+                       ["exponential in the number of hidden units"]) == 0
+    assert facts_found("The learning of plasticity rules.", ["learning rules"]) == 0
+    # a Chinese answer states a fact by its numbers and names
+    assert facts_found("REVE 在60,000小时、来自92个数据集的脑电数据上预训练。",
+                       ["60,000 hours", "92 datasets", "25 datasets", "diminish"]) == 2
+    assert facts_found("MiCRo 在 GSM8K 上评测。", ["GSM8K", "BBH"]) == 1
 
 
 def test_retrieval_only_eval_writes_reports(tmp_path: Path, seed_settings: Settings) -> None:

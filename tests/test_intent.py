@@ -44,6 +44,13 @@ def test_compare_carries_the_named_papers_and_a_reason() -> None:
     assert chosen.papers == [1, 2] and "compare" in chosen.reason
 
 
+def test_one_question_about_several_named_papers_is_put_to_each() -> None:
+    chosen = route("How many EEG tasks were CSBrain and REVE each evaluated on?", named)
+    assert chosen.kind == "compare" and chosen.each and chosen.papers == [1, 2]
+    assert not route("how does CSBrain differ from REVE?", named).each  # a comparison proper gets the table
+    assert not route("which papers besides CSBrain and REVE use EEG?", named).each
+
+
 def test_metadata_and_keyword_flags() -> None:
     assert route("which conference is SPINT from?", named).metadata
     assert not route("which papers deal with PDE solvers?", named).metadata
