@@ -59,7 +59,8 @@ class IngestReport:
 
 def paper_hash(paper: Paper) -> str:
     """Changes whenever anything we store or embed for the paper changes."""
-    record = {k: v for k, v in asdict(paper).items() if v or k not in LATER_FIELDS}
+    # getattr, not asdict: asdict deep-copies, and was a quarter of a 6k re-ingest
+    record = {k: v for k in _PAPER_FIELDS if (v := getattr(paper, k)) or k not in LATER_FIELDS}
     payload = json.dumps([record, CHUNKING_ID, MODEL_ID], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
@@ -269,10 +270,14 @@ class PaperIndex:
             report.added = sum(1 for p in changed if p.paper_id not in stored)
             report.updated = len(changed) - report.added
             report.unchanged = len(wanted) - len(changed)
-            gone = [pid for pid in stored if pid not in {p.paper_id for p in wanted}]
+            wanted_ids = {p.paper_id for p in wanted}
+            gone = [pid for pid in stored if pid not in wanted_ids]
             report.removed = len(gone) - len(replaced)
-            self._write(col, changed, {pid: stored[pid] for pid in stored}, progress)
-            self._delete_papers(col, gone)
+            # A rebuild's collection starts empty: every wanted paper is written
+            # (the counts above still compare with what the old one held).
+            self._write(col, wanted if rebuilt else changed, {} if rebuilt else stored, progress)
+            if not rebuilt:
+                self._delete_papers(col, gone)
             col.modify(metadata=self._collection_metadata("ready"))
             if rebuilt:
                 self._swap_rebuilt(col)
@@ -311,7 +316,8 @@ class PaperIndex:
             except IndexMismatch:
                 log.warning("index built with another embedding model: rebuilding it")
                 target = self._create(self.settings.collection + "-rebuild", replace=True)
-                return target, [], True
+                # The old records are read back so that papers from other files are carried over.
+                return target, self.stored_papers(col), True
         return self._create(self.settings.collection, replace=False), [], False
 
     def _create(self, name: str, replace: bool) -> Any:
