@@ -120,15 +120,15 @@ class Assistant:
     def respond(self, message: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
         """A message in the user's words, sent down the path it asks for.
         ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
-        route = intent.route(message, self.index.lexical[0].named)
+        papers = self.index.corpus.papers
+        route = intent.route(message, self.index.corpus.lexical.named)
         yield Routed(route.kind, route.reason)
-        corpus = self.index.lexical[1]
         if route.kind == "compare":
-            yield from self.compare_papers([corpus[i] for i in route.papers[:2]], asked or message)
+            yield from self.compare_papers([papers[i] for i in route.papers[:2]], asked or message)
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:
-            yield from self.paper_facts(message, [corpus[i] for i in route.papers], asked)
+            yield from self.paper_facts(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "list":
             yield from self.list_papers(intent.topic_of(message), venue, asked or message)
         else:

@@ -313,7 +313,7 @@ def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
     from assistant.files import write_atomic
     from assistant.references import answer_exports
 
-    markdown, bibtex = answer_exports(result, {p.paper_id: p for p in index.lexical[1]})
+    markdown, bibtex = answer_exports(result, index.corpus.by_id)
     for path, text in ((getattr(args, "markdown", None), markdown), (getattr(args, "bibtex", None), bibtex)):
         if path is not None:
             try:
