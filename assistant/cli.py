@@ -641,6 +641,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _stop_signals():
             return COMMANDS[args.command](args)
     except AssistantError as exc:
+        if os.environ.get("PAPER_ASSISTANT_DEBUG") and exc.__cause__ is not None:
+            import traceback
+
+            traceback.print_exception(exc.__cause__, file=sys.stderr)  # the real cause, then the one line
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as exc:
