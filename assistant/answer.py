@@ -24,18 +24,18 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from assistant import intent, prompts
 from assistant.aspects import aspect_table, gist_sentence
 from assistant.citations import SentenceSupport, render_claims
-from assistant.errors import LLMUnavailable, NotFound
+from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, quoted, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, resolve_endpoint
 from assistant.papers import Paper
-from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token
+from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever
 from assistant.settings import Settings
 
 __all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Token",
-           "language_of"]
+           "Waiting", "language_of"]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
@@ -272,23 +272,29 @@ class Assistant:
         draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
         if draft:
             yield Draft(draft)
-        text, error, ttft, model, verdict = "", None, None, "", None
+        text, error, ttft, model, verdict, waited, busy = "", None, None, "", None, 0.0, False
         if evidence and prompt:
             try:
-                model = self.llm.endpoint.model
-                for delta in self.llm.stream(_messages(prompt)):
-                    ttft = ttft if ttft is not None else _ms(start)
-                    text += delta
-                    yield Token(delta)
-                if mode == "ask" and not quote_refusal:  # the same prompt up to its last line: the server reuses it
-                    verdict = self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
+                with self.llm.turn() as turn:  # one place in the model's queue for the answer and its verdict
+                    model, queued = turn.endpoint.model, time.perf_counter()
+                    for ahead in turn.wait():
+                        yield Waiting(ahead)
+                    waited = _ms(queued)
+                    for delta in turn.stream(_messages(prompt)):
+                        ttft = ttft if ttft is not None else _ms(start)
+                        text += delta
+                        yield Token(delta)
+                    if mode == "ask" and not quote_refusal:  # the same prompt up to its last line: the server reuses it
+                        verdict = turn.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
             except LLMUnavailable as exc:
-                error = str(exc)
+                error, busy = str(exc), isinstance(exc, LLMBusy)
         result = finalize(mode, question, query, text, evidence, self.checks, error, lines,
                           allow_quote=lines is None, verdict=verdict, quote_refusal=quote_refusal)
         result.model = model
-        result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": ttft if ttft is not None else 0.0,
+        result.timings = {"retrieval_ms": retrieval_ms, "wait_ms": waited, "ttft_ms": ttft if ttft is not None else 0.0,
                           "total_ms": _ms(start)}
+        if busy:
+            result.extra["busy"] = True
         result.extra |= (extra or {}) | {"prompt_tokens": sum(self.index.embedder.count_tokens(
             [prompts.SYSTEM_PROMPT, prompt])) if prompt else 0}
         yield Final(result)
