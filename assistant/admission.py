@@ -31,7 +31,7 @@ from assistant.errors import LLMBusy, StorageError
 #: one, and two servers sharing 2 cores answered fewer per minute (README).
 LOCAL_SLOTS = 1
 #: Seconds between looks at the queue while waiting.
-POLL_S = 0.1
+POLL_S = 0.2
 _SUFFIX = ".ticket"
 
 

@@ -111,19 +111,10 @@ class LLMClient:
             yield Turn(self, place)
 
     def complete(self, messages: list[ChatMessage]) -> str:
-        """The whole reply to ``messages`` (after waiting for its turn)."""
+        """The whole reply to ``messages``, after waiting for its turn (a
+        stream and its verdict go through ``turn()``)."""
         with self.turn() as turn:
             return turn.complete(messages)
-
-    def stream(self, messages: list[ChatMessage]) -> Iterator[str]:
-        """Text deltas of the reply (after waiting for its turn)."""
-        with self.turn() as turn:
-            yield from turn.stream(messages)
-
-    def yes_probability(self, messages: list[ChatMessage]) -> float | None:
-        """P(yes) of a yes/no question (after waiting for its turn)."""
-        with self.turn() as turn:
-            return turn.yes_probability(messages)
 
     def _complete(self, messages: list[ChatMessage]) -> str:
         response = self._with_retries(lambda: self.llm.chat(messages))
@@ -185,7 +176,7 @@ class Turn:
         self._admitted = False
 
     def wait(self) -> Iterator[int]:
-        """Yields how many requests are ahead while this one waits (about ten
+        """Yields how many requests are ahead while this one waits (five
         times a second); returns when admitted. Raises LLMBusy after the
         request timeout."""
         if not self._admitted:

@@ -40,7 +40,7 @@ class Draft:
 @dataclass(frozen=True)
 class Waiting:
     """The model is answering others: ``ahead`` requests come before this
-    one (repeated about ten times a second while it waits)."""
+    one (repeated five times a second while it waits)."""
 
     ahead: int
 

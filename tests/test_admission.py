@@ -24,6 +24,7 @@ from assistant.llm import LLMClient, gate_for, resolve_endpoint
 from assistant.settings import Settings
 
 from .openai_server import ScriptedOpenAI
+from .test_local import _real_model_available
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -210,3 +211,51 @@ def test_ui_status_stays_ready_when_busy(assistant: Assistant, answer_settings: 
     status.note(busy.result)
     assert status.kind == "ready" and status.health() == {"status": "ready"}
 
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
+def test_real_local_model_answers_everyone_at_once(seed_settings: Settings, tmp_path: Path) -> None:
+    """Two sessions in this process and an `ask` process started with them,
+    all on the real embedded model: each answered by the model (before the
+    queue, the model cut all but one short with "an empty answer")."""
+    import socket
+
+    from assistant import local
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    models = seed_settings.resolved_storage() / "models"
+    models.mkdir(exist_ok=True)
+    for name in ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "qwen2.5-coder-1.5b-instruct-q4_k_m.verified"):
+        shared = ROOT / "storage" / "models" / name  # reuse an assembled model rather than assemble 1.1 GB again
+        if shared.exists() and not (models / name).exists():
+            (models / name).symlink_to(shared.resolve())
+    settings = seed_settings.model_copy(update={"base_url": None, "local_port": port, "request_timeout": 900.0})
+    local._SERVERS.clear()
+    assistant = Assistant(settings)
+    try:
+        assistant.llm  # noqa: B018 - start the server first, so the process below reuses it
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PAPER_ASSISTANT_LOCAL_PORT": str(port),
+               "PAPER_ASSISTANT_REQUEST_TIMEOUT": "900", "PAPER_ASSISTANT_STORAGE": str(settings.storage)}
+        child = subprocess.Popen([sys.executable, "-m", "assistant.cli", "ask", "What is BigMaQ?", "--json"],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        results: dict[str, object] = {}
+        threads = [threading.Thread(target=lambda q=q: results.__setitem__(q, [e for e in assistant.ask(q)][-1]))
+                   for q in ("What is SPINT?", "What is HetSyn?")]
+        for thread in threads:
+            thread.start()
+        out, err = child.communicate(timeout=900)
+        for thread in threads:
+            thread.join(timeout=900)
+        answers = [json.loads(out)] + [r.result.to_json() for r in results.values() if isinstance(r, Final)]
+        assert child.returncode == 0, err
+        assert len(answers) == 3
+        for answer, name in zip(answers, ("BigMaQ", "SPINT", "HetSyn"), strict=True):
+            assert answer["error"] is None and not answer["extractive"], answer["error"]
+            assert answer["model"] == local.MODELS["default"].alias and answer["model_text"].strip()
+            assert answer["sources"][0]["title"] == name
+    finally:
+        local.shared_server(settings).stop()
+        local._SERVERS.clear()

@@ -281,7 +281,7 @@ class Handlers:
         session.messages += [{"role": "user", "content": render.chat_text(question)}, reply]
         stop = self._start(request.session_hash)
         yield self._progress(session, render.sources_section(turn, question, None), clear=True)
-        streamed, ahead = "", -1
+        streamed, ahead, shown = "", -1, 0.0
         events = self._events(mode, text, _venue(venue), a, b, session)
         try:
             for event in events:
@@ -292,11 +292,10 @@ class Handlers:
                 if isinstance(event, Sources):
                     reply["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
-                elif isinstance(event, Waiting):
-                    if event.ahead != ahead:
-                        ahead = event.ahead
-                        reply["content"] = render.waiting(ahead)
-                    yield (self._chat(session),) + (gr.skip(),) * 6  # also lets Gradio see a closed tab
+                elif isinstance(event, Waiting) and (event.ahead != ahead or time.monotonic() - shown > 1):
+                    ahead, shown = event.ahead, time.monotonic()  # a yield a second also lets Gradio see a closed tab
+                    reply["content"] = render.waiting(ahead)
+                    yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Draft) and not streamed:
                     reply["content"] = render.draft(event.text)
                     yield (self._chat(session),) + (gr.skip(),) * 6
@@ -593,7 +592,8 @@ def _blocks(h: Handlers) -> gr.Blocks:
         answer: dict[str, Any] = {
             "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
             "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, session, status, chat.message],
-            "concurrency_id": "answer", **hidden,
+            # "multiple": a new question is sent while an answer is still written; respond() stops the older one
+            "concurrency_id": "answer", "trigger_mode": "multiple", **hidden,
         }
         gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
         for button, example in chat.examples:
