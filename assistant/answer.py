@@ -26,18 +26,18 @@ from assistant import intent, prompts
 from assistant.aspects import aspect_table, gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
-from assistant.errors import LLMUnavailable, NotFound
+from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
 from assistant.index import PaperIndex
-from assistant.llm import LLMClient, resolve_endpoint
+from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.papers import Paper
-from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token
+from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever
 from assistant.settings import Settings
 
 __all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Token",
-           "language_of"]
+           "Waiting", "language_of"]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
@@ -103,7 +103,8 @@ def _messages(content: str) -> list[ChatMessage]:
 @dataclass
 class _Run:
     """One answer's generation so far: the text, when its first token came,
-    the refusal verdict and the failure, if any."""
+    the refusal verdict, the quote the model picked, the time spent in the
+    model's queue and the failure, if any (``busy``: the queue timed out)."""
 
     start: float
     text: str = ""
@@ -112,6 +113,8 @@ class _Run:
     verdict: float | None = None
     pick: list[SentenceSupport] = field(default_factory=list)
     error: str | None = None
+    waited: float = 0.0
+    busy: bool = False
 
 
 class Assistant:
@@ -249,20 +252,23 @@ class Assistant:
         language = language_of(asked or question)
         sent: list[str] = []
         try:
-            for e in evidence:
-                prompt = prompts.ASK_ONE.format(sources=self._format([e]), question=question, name=e.paper.name,
-                                                n=e.n, language=language)
-                sent.append(prompt)
-                if run.text:
-                    run.text += "\n\n"
-                    yield Token("\n\n")
-                part = len(run.text)
-                yield from self._generate(prompt, run)
-                if _refused_outright(run.text[part:]) and (self._verdict(prompt) or 0.0) >= self.checks.overrule_refusal:
-                    quote = self._pick(prompt, [e]) or quoted([e])  # the model missed it
-                    run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
+            with self.llm.turn() as turn:  # one place in the queue for all the parts
+                yield from self._admitted(turn, run)
+                for e in evidence:
+                    prompt = prompts.ASK_ONE.format(sources=self._format([e]), question=question, name=e.paper.name,
+                                                    n=e.n, language=language)
+                    sent.append(prompt)
+                    if run.text:
+                        run.text += "\n\n"
+                        yield Token("\n\n")
+                    part = len(run.text)
+                    yield from self._generate(turn, prompt, run)
+                    if (_refused_outright(run.text[part:])
+                            and (self._verdict(turn, prompt) or 0.0) >= self.checks.overrule_refusal):
+                        quote = self._pick(turn, prompt, [e]) or quoted([e])  # the model missed it
+                        run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
         except LLMUnavailable as exc:
-            run.error = str(exc)
+            run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final("ask", asked or question, query, evidence, run, retrieval_ms, sent)
 
     def compare(self, a: str, b: str) -> Iterator[Event]:
@@ -353,13 +359,16 @@ class Assistant:
         run = _Run(start)
         if evidence and prompt:
             try:
-                yield from self._generate(prompt, run)
-                if mode == "ask" and not quote_refusal:
-                    run.verdict = self._verdict(prompt)
-                if _refused_outright(run.text) and (quote_refusal or (run.verdict or 0.0) >= self.checks.overrule_refusal):
-                    run.pick = self._pick(prompt, evidence)
+                with self.llm.turn() as turn:  # one place in the model's queue for the answer and what follows it
+                    yield from self._admitted(turn, run)
+                    yield from self._generate(turn, prompt, run)
+                    if mode == "ask" and not quote_refusal:
+                        run.verdict = self._verdict(turn, prompt)
+                    if _refused_outright(run.text) and (quote_refusal
+                                                        or (run.verdict or 0.0) >= self.checks.overrule_refusal):
+                        run.pick = self._pick(turn, prompt, evidence)
             except LLMUnavailable as exc:
-                run.error = str(exc)
+                run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
                           lines, quote_refusal)
 
@@ -371,25 +380,31 @@ class Assistant:
         if draft:
             yield Draft(draft)
 
-    def _generate(self, prompt: str, run: _Run) -> Iterator[Event]:
+    def _admitted(self, turn: Turn, run: _Run) -> Iterator[Event]:
+        """Wait for a place in the model's queue, telling the user how many are ahead."""
+        queued = time.perf_counter()
+        for ahead in turn.wait():
+            yield Waiting(ahead)
+        run.waited += _ms(queued)
+
+    def _generate(self, turn: Turn, prompt: str, run: _Run) -> Iterator[Event]:
         """Stream the model's reply to ``prompt`` into ``run``."""
-        run.model = self.llm.endpoint.model
-        for delta in self.llm.stream(_messages(prompt)):
+        run.model = turn.endpoint.model
+        for delta in turn.stream(_messages(prompt)):
             run.ttft = run.ttft if run.ttft is not None else _ms(run.start)
             run.text += delta
             yield Token(delta)
 
-    def _verdict(self, prompt: str) -> float | None:
+    def _verdict(self, turn: Turn, prompt: str) -> float | None:
         """P(yes) that the sources state the answer: the same prompt up to its
         last line, so the server reuses everything it has evaluated."""
-        return self.llm.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
+        return turn.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
 
-    def _pick(self, prompt: str, evidence: list[Evidence]) -> list[SentenceSupport]:
+    def _pick(self, turn: Turn, prompt: str, evidence: list[Evidence]) -> list[SentenceSupport]:
         """The source sentence the model picks as the answer (the prompt
         reused up to its last line), quoted from the abstract; none if it
         copies nothing that is there."""
-        copied = self.llm.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
-                                   max_tokens=COPY_TOKENS)
+        copied = turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE), max_tokens=COPY_TOKENS)
         return quote_of(copied, evidence)
 
     def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
@@ -400,8 +415,10 @@ class Assistant:
                           allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
                           pick=run.pick)
         result.model = run.model
-        result.timings = {"retrieval_ms": retrieval_ms, "ttft_ms": run.ttft if run.ttft is not None else 0.0,
-                          "total_ms": _ms(run.start)}
+        result.timings = {"retrieval_ms": retrieval_ms, "wait_ms": run.waited,
+                          "ttft_ms": run.ttft if run.ttft is not None else 0.0, "total_ms": _ms(run.start)}
+        if run.busy:
+            result.extra["busy"] = True
         tokens = sum(self.index.embedder.count_tokens([prompts.SYSTEM_PROMPT, *sent])) if sent else 0
         result.extra |= (extra or {}) | {"prompt_tokens": tokens}
         return Final(result)

@@ -276,12 +276,15 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
     """Print an answer's events: sources first, tokens as they stream (on a
     terminal), then the checked answer with its references, and write the
     exports asked for (``index`` has the papers they need). Returns the result."""
-    from assistant.answer import Draft, Final, Routed, Sources, Token
+    from assistant.answer import Draft, Final, Routed, Sources, Token, Waiting
 
     as_json = batch or getattr(args, "json", False)
     live = not as_json and sys.stdout.isatty()
-    streamed = ""
+    streamed, ahead = "", -1
     for event in events:
+        if isinstance(event, Waiting) and event.ahead != ahead:  # on stderr: stdout keeps the answer alone
+            ahead = event.ahead
+            print(f"Waiting for the model ({ahead} ahead)…", file=sys.stderr, flush=True)
         if isinstance(event, Routed) and not as_json:
             print(f"Route: {event.kind} ({event.reason})", flush=True)
         elif isinstance(event, Draft) and live:

@@ -41,3 +41,8 @@ class LLMUnavailable(AssistantError):
 
 class NotFound(AssistantError):
     """A paper named in a request cannot be resolved."""
+
+
+class LLMBusy(LLMUnavailable):
+    """The endpoint is answering others and this request waited its whole
+    timeout in the queue: it works, it is only busy (the UI keeps it green)."""

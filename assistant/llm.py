@@ -4,7 +4,9 @@ Any OpenAI-compatible server works: OpenAI, vLLM, Ollama, LM Studio. We
 retry 429 and 5xx ourselves with a short doubling backoff and never retry a
 timeout, so a dead server fails in one ``request_timeout`` instead of
 hanging for minutes; every failure becomes one ``LLMUnavailable`` line that
-names the endpoint and says what to do.
+names the endpoint and says what to do. Every request first takes its
+place in the endpoint's queue (``assistant.admission``): a busy endpoint
+makes a request wait its turn, never fail.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import httpx
 import openai
 from llama_index.core.llms import ChatMessage
 from llama_index.llms.openai_like import OpenAILike
 
+from assistant.admission import LOCAL_SLOTS, Gate, Place, queue_folder
 from assistant.errors import ConfigError, LLMUnavailable
 from assistant.settings import Settings
 
@@ -81,6 +85,10 @@ class LLMClient:
             timeout=settings.request_timeout,
             max_retries=0,
         )
+        #: The SDK itself, for what LlamaIndex does not expose: log-probabilities, a stream we can close.
+        self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
+                                    timeout=settings.request_timeout, max_retries=0)
+        self.gate = gate_for(settings, endpoint)
 
     def _with_retries(self, call: Callable[[], T]) -> T:
         delay = self.settings.retry_backoff
@@ -94,43 +102,57 @@ class LLMClient:
                 delay *= 2
         raise AssertionError("unreachable")
 
+    @contextmanager
+    def turn(self) -> Iterator[Turn]:
+        """A place in the endpoint's queue for one or more requests: iterate
+        its ``wait()`` to learn the place, then ask. Leaving (also by a
+        cancelled generator) frees the place."""
+        with self.gate.place() as place:
+            yield Turn(self, place)
+
     def complete(self, messages: list[ChatMessage], max_tokens: int | None = None) -> str:
-        """The whole reply to ``messages``; ``max_tokens`` caps a short one (a
-        search query, a copied sentence), so a rambling model cannot hold the
-        answer back."""
+        """The whole reply to ``messages``, after waiting for its turn (a
+        stream and its verdict go through ``turn()``)."""
+        with self.turn() as turn:
+            return turn.complete(messages, max_tokens)
+
+    def _complete(self, messages: list[ChatMessage], max_tokens: int | None = None) -> str:
+        """``max_tokens`` caps a short reply (a search query, a copied
+        sentence), so a rambling model cannot hold the answer back."""
         llm = self.llm if max_tokens is None else self.llm.model_copy(update={"max_tokens": max_tokens})
         response = self._with_retries(lambda: llm.chat(messages))
         return (response.message.content or "").strip()
 
-    def stream(self, messages: list[ChatMessage]) -> Iterator[str]:
-        """Text deltas of the reply as they arrive. Retries happen only
-        before the first delta; a stream cut later raises LLMUnavailable."""
-        stream = self._with_retries(lambda: _first_and_rest(self.llm.stream_chat(messages)))
+    def _stream(self, messages: list[ChatMessage]) -> Iterator[str]:
+        """Retries happen only before the first delta; a stream cut later
+        raises LLMUnavailable. Closing this generator closes the HTTP stream
+        at once (so the server stops writing an answer nobody reads), which
+        is why it holds the SDK's stream itself rather than LlamaIndex's."""
+        stream = self._with_retries(lambda: self.client.chat.completions.create(
+            model=self.endpoint.model, messages=_wire(messages), stream=True,
+            max_tokens=self.settings.max_answer_tokens, temperature=self.settings.temperature))
         said = False
-        try:
-            for chunk in stream:
-                if chunk.delta:
-                    said = True
-                    yield chunk.delta
-        except Exception as exc:
-            raise LLMUnavailable(describe_failure(exc, self.endpoint, self.settings)) from exc
+        with stream:
+            try:
+                for chunk in stream:
+                    delta = chunk.choices[0].delta.content if chunk.choices else None
+                    if delta:
+                        said = True
+                        yield delta
+            except Exception as exc:
+                raise LLMUnavailable(describe_failure(exc, self.endpoint, self.settings)) from exc
         if not said:
             raise LLMUnavailable(
                 f"LLM endpoint {self.endpoint.base_url} sent an empty answer: is it an OpenAI-compatible /v1 URL?"
             )
 
-
-    def yes_probability(self, messages: list[ChatMessage]) -> float | None:
+    def _yes_probability(self, messages: list[ChatMessage]) -> float | None:
         """P(yes) against P(no) for a yes/no question, from the first token's
         log-probabilities (the text answer, 1 or 0, where an endpoint gives
         none); None when the endpoint fails: the caller then decides alone."""
-        client = openai.OpenAI(base_url=self.endpoint.base_url, api_key=self.endpoint.api_key,
-                               timeout=self.settings.request_timeout, max_retries=0)
         try:
-            reply = client.chat.completions.create(
-                model=self.endpoint.model, messages=cast(Any, [{"role": m.role.value, "content": m.content or ""}
-                                                                for m in messages]),
-                max_tokens=1, temperature=0, logprobs=True, top_logprobs=10)
+            reply = self.client.chat.completions.create(model=self.endpoint.model, messages=_wire(messages),
+                                                        max_tokens=1, temperature=0, logprobs=True, top_logprobs=10)
         except (openai.OpenAIError, httpx.HTTPError):
             return None
         choice = reply.choices[0]
@@ -145,17 +167,58 @@ class LLMClient:
         return 1.0 if (choice.message.content or "").strip().casefold().startswith("yes") else 0.0
 
 
-def _first_and_rest(stream: Iterator[Any]) -> Iterator[Any]:
-    """Pull the first chunk now (so connection errors surface inside the
-    retry loop), then hand back an iterator over all of them."""
-    first = next(stream, None)
+class Turn:
+    """One place in the endpoint's queue, held for several requests (an
+    answer and then its yes/no verdict over the same prompt), so that no
+    other request evicts the prompt the server cached in between."""
 
-    def chained() -> Iterator[Any]:
-        if first is not None:
-            yield first
-        yield from stream
+    def __init__(self, client: LLMClient, place: Place) -> None:
+        self.client = client
+        self.place = place
+        self.endpoint = client.endpoint
+        self._admitted = False
 
-    return chained()
+    def wait(self) -> Iterator[int]:
+        """Yields how many requests are ahead while this one waits (five
+        times a second); returns when admitted. Raises LLMBusy after the
+        request timeout."""
+        if not self._admitted:
+            yield from self.place.wait()
+            self._admitted = True
+
+    def _admit(self) -> None:
+        for _ in self.wait():
+            pass
+
+    def complete(self, messages: list[ChatMessage], max_tokens: int | None = None) -> str:
+        self._admit()
+        return self.client._complete(messages, max_tokens)
+
+    def stream(self, messages: list[ChatMessage]) -> Iterator[str]:
+        self._admit()
+        yield from self.client._stream(messages)
+
+    def yes_probability(self, messages: list[ChatMessage]) -> float | None:
+        self._admit()
+        return self.client._yes_probability(messages)
+
+
+def gate_for(settings: Settings, endpoint: Endpoint) -> Gate:
+    """The queue in front of ``endpoint``: the embedded server's beside its
+    record (every process using it shares it), a remote endpoint's in the
+    storage folder with ``max_concurrent_requests`` places (0: no queue)."""
+    if endpoint.local:
+        from assistant.local import record_path
+
+        return Gate(record_path(settings).with_suffix(".queue"), LOCAL_SLOTS, settings.request_timeout,
+                    "The local model")
+    return Gate(queue_folder(settings.resolved_storage(), endpoint.base_url), settings.max_concurrent_requests,
+                settings.request_timeout, f"LLM endpoint {endpoint.base_url}")
+
+
+def _wire(messages: list[ChatMessage]) -> Any:
+    """LlamaIndex messages as the SDK sends them."""
+    return [{"role": m.role.value, "content": m.content or ""} for m in messages]
 
 
 def _retry_after(exc: BaseException, default: float) -> float:

@@ -165,15 +165,21 @@ def _stamp(path: Path, model: LocalModel) -> str:
     return f"{model.sha256} {stat.st_size} {stat.st_mtime_ns}"
 
 
-def _models_at(base_url: str, api_key: str, timeout: float = 2.0) -> list[str] | None:
-    """Model ids served at ``base_url`` to ``api_key``, or None when nothing
-    answers, or it refuses the key."""
-    request = urllib.request.Request(f"{base_url}/models", headers={"Authorization": f"Bearer {api_key}"})
+def _key_accepted(base_url: str, api_key: str, timeout: float = 2.0) -> bool | None:
+    """Whether the server at ``base_url`` takes ``api_key`` (False: it refuses
+    it with 401), or None when nothing answers. Asked with a chat request it
+    rejects as malformed: llama.cpp's server checks the key and the body
+    before it waits for the model, so this answers at once even while the
+    model is busy (its /v1/models waits for the answer being written)."""
+    request = urllib.request.Request(f"{base_url}/chat/completions", data=b'{"messages": 0}', method="POST",
+                                     headers={"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return [m["id"] for m in json.load(response).get("data", [])]
-    except (OSError, ValueError, KeyError, TypeError, urllib.error.URLError):
+        urllib.request.urlopen(request, timeout=timeout).close()
+    except urllib.error.HTTPError as exc:
+        return exc.code != 401
+    except (OSError, ValueError):
         return None
+    return True
 
 
 def _port_free(port: int) -> bool:
@@ -233,11 +239,10 @@ class ServerRecord:
         return found is not None and found[0] == self.owner_start
 
     def healthy(self, alias: str | None = None, timeout: float = 2.0) -> bool:
-        """Whether it answers with our key (and ``alias``) and refuses any
-        other key: only our own server does both."""
-        models = _models_at(self.base_url, self.api_key, timeout)
-        return (models is not None and (alias is None or alias in models)
-                and _models_at(self.base_url, f"not-{self.api_key}", timeout) is None)
+        """Whether it takes our key and refuses any other (only our own server
+        does both) and serves ``alias``; busy answering or not."""
+        return ((alias is None or alias == self.model) and _key_accepted(self.base_url, self.api_key, timeout) is True
+                and _key_accepted(self.base_url, f"not-{self.api_key}", timeout) is False)
 
 
 def record_path(settings: Settings, port: int | None = None) -> Path:
@@ -365,6 +370,9 @@ class LocalServer:
             "--n_batch", "512",
             "--flash_attn", "true",
             "--verbose", "false",
+            # a request arriving while another streams waits (in our queue, see assistant.admission),
+            # instead of cutting the one streaming short
+            "--interrupt_requests", "false",
         ]
 
     def _start(self, path: Path) -> None:

@@ -2,7 +2,8 @@
 
 Each mode yields ``Routed`` (which path a chat message took), ``Sources``
 (the papers, before the model starts), ``Draft`` (quoted evidence, on
-screen at once), ``Token`` deltas as the model writes, then ``Final`` with
+screen at once), ``Waiting`` while other requests are ahead in the model's
+queue, ``Token`` deltas as the model writes, then ``Final`` with
 the checked answer. The CLI prints them and the UI renders them.
 """
 
@@ -34,6 +35,14 @@ class Draft:
     within a second, replaced by the checked answer."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The model is answering others: ``ahead`` requests come before this
+    one (repeated five times a second while it waits)."""
+
+    ahead: int
 
 
 @dataclass(frozen=True)
@@ -116,4 +125,4 @@ class Final:
     result: AnswerResult
 
 
-Event = Routed | Sources | Draft | Token | Final
+Event = Routed | Sources | Draft | Waiting | Token | Final

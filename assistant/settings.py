@@ -92,6 +92,11 @@ class Settings(BaseSettings):
     request_timeout: float = Field(default=120.0, gt=0, description="Seconds to wait for the LLM.")
     max_retries: int = Field(default=2, ge=0, le=10, description="Retries after 429/5xx replies.")
     retry_backoff: float = Field(default=1.0, ge=0, description="First retry delay in seconds (doubles).")
+    max_concurrent_requests: int = Field(
+        default=0, ge=0, le=1000, description="Most requests sent at once to a remote endpoint (a vLLM or OpenAI "
+                                              "rate limit); more wait their turn in order. 0: no limit. The "
+                                              "embedded model always takes one at a time."
+    )
     context_window: int = Field(default=4096, ge=512, description="The model's context window in tokens.")
     max_answer_tokens: int = Field(default=400, ge=16, description="Tokens the model may generate.")
     temperature: float = Field(default=0.0, ge=0, le=2)

@@ -163,6 +163,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(400, _error_body(f"Invalid JSON body: {exc}", "invalid_request_error", None))
             return
         body["_headers"] = {name.lower(): value for name, value in self.headers.items()}
+        owner._enter()
+        try:
+            self._chat(owner, body)
+        except ConnectionError:
+            owner._note_disconnect()
+            raise
+        finally:
+            owner._leave()
+
+    def _chat(self, owner: ScriptedOpenAI, body: dict[str, Any]) -> None:
+        """One chat-completions request, counted in ``owner.in_flight``."""
+        time.sleep(owner.delay)
         if body.get("logprobs") and body.get("max_tokens") == 1:
             owner.judged.append(body)  # a yes/no judgement: answered apart, never from the script
             judgement = owner.judgement
@@ -247,6 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._write_event(self._chunk(body, chunk_id, {"role": "assistant", "content": ""}, None))
         for piece in _pieces(text):
             self._write_event(self._chunk(body, chunk_id, {"content": piece}, None))
+            time.sleep(self.server.owner.delay)
         self._write_event(self._chunk(body, chunk_id, {}, "stop"))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage = self._completion(body, text)["usage"]
@@ -354,6 +367,13 @@ class ScriptedOpenAI:
         #: P(yes) of every yes/no judgement (``logprobs`` requests of one token), recorded in ``judged``.
         self.judgement: float | Callable[[dict[str, Any]], float] = DEFAULT_JUDGEMENT
         self.judged: list[dict[str, Any]] = []
+        #: Seconds before each reply and between streamed pieces: a slow model, for queueing tests.
+        self.delay = 0.0
+        #: Chat requests being answered now, the most at once since ``reset``, and
+        #: how many clients hung up mid-answer (a cancelled stream).
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.disconnects = 0
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -434,8 +454,24 @@ class ScriptedOpenAI:
             self.requests.clear()
             self.judged.clear()
             self.judgement = DEFAULT_JUDGEMENT
+            self.delay = 0.0
+            self.max_in_flight = self.in_flight
+            self.disconnects = 0
 
     # ---- used by the handler (any thread) -------------------------------
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _note_disconnect(self) -> None:
+        with self._lock:
+            self.disconnects += 1
 
     def _record(self, body: dict[str, Any]) -> None:
         with self._lock:

@@ -49,7 +49,7 @@ def test_json_contract(assistant: Assistant, server: ScriptedOpenAI) -> None:
     assert {"question", "answer", "citations", "sources", "abstained", "model", "timings", "support"} <= set(payload)
     assert set(payload["citations"][0]) == {"n", "paper_id", "title", "venue"}
     assert {"n", "paper_id", "title", "venue", "score", "abstract"} <= set(payload["sources"][0])
-    assert set(payload["timings"]) == {"retrieval_ms", "ttft_ms", "total_ms"}
+    assert set(payload["timings"]) == {"retrieval_ms", "wait_ms", "ttft_ms", "total_ms"}
     assert payload["support"][0]["supported"] is True and payload["support"][0]["evidence"]
 
 

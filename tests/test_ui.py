@@ -441,3 +441,40 @@ def test_a_session_keeps_only_its_last_export_and_none_once_closed(assistant, se
     assert not written[0].exists() and written[1].exists()
     close_session(session)
     assert not written[1].exists()
+
+
+# -- several users at once: a model that takes one request at a time ----------------
+def test_second_tab_waits_its_turn_and_a_closed_tab_frees_it(browser: sync_api.Browser, seed_settings: Settings,
+                                                             server: ScriptedOpenAI) -> None:
+    """The second tab says how many are ahead, then gets its answer; the
+    status line stays green; a newer question in a tab stops its previous
+    one; a closed tab's answer is cut off and its place given up."""
+    thinking = threading.Event()
+
+    def reply(body: dict) -> str:
+        if "SPINT" in body["messages"][-1]["content"]:
+            thinking.wait(20)  # the first tab's answer holds the model until the test lets it go
+        return (echo(body) + " ") * 3
+
+    server.set_default(reply)
+    server.delay = 0.05
+    settings = ui_settings(seed_settings.storage, server).model_copy(update={"max_concurrent_requests": 1,
+                                                                            "request_timeout": 60.0})
+    with serving(settings) as ui, opened(browser, ui.url) as first, opened(browser, ui.url) as second:
+        ask(first, "What is SPINT?")
+        expect(first.locator("#chat [data-testid=bot]").last).to_contain_text("Quoted from the abstracts")
+        ask(second, "What is HetSyn?")
+        expect(second.locator("#chat [data-testid=bot]").last).to_contain_text("Waiting for the model (1 ahead)")
+        expect(second.locator("#status .ready")).to_be_visible()
+        ask(second, "What is BigMaQ?")  # a newer question stops the one waiting
+        expect(second.locator("#chat [data-testid=bot]").first).to_contain_text("Stopped: a newer question")
+        expect(second.locator("#chat [data-testid=bot]").last).to_contain_text("Waiting for the model (1 ahead)")
+        first.context.close()  # the tab holding the model goes away
+        thinking.set()
+        second.wait_for_selector("#turn-1.final", timeout=30_000)
+        expect(second.locator("#chat [data-testid=bot]").last).to_contain_text("BigMaQ")
+        expect(second.locator("#chat [data-testid=bot]").last).not_to_contain_text("The LLM failed")
+        expect(second.locator("#status .ready")).to_be_visible()
+    prompts = [r["messages"][-1]["content"] for r in server.requests]
+    assert not any("HetSyn" in p.split("Question:")[-1] for p in prompts)  # the stopped question never reached it
+    assert server.disconnects >= 1  # the closed tab's stream was cut, not written to the end

@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ import gradio as gr
 from fastapi.responses import JSONResponse
 
 from assistant import topics
-from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token
+from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token, Waiting
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
 from assistant.references import answer_exports
@@ -40,9 +40,10 @@ log = logging.getLogger(__name__)
 #: Ask routes each message (question, summary, comparison, list); the others are explicit.
 ASK, QUESTION, SUMMARY, COMPARE = "Ask", "Single question", "Topic summary", "Compare"
 ALL_VENUES = "All venues"
-#: Answers generated at once across all sessions: users do not wait on each
-#: other, and a small local model is not swamped.
-CONCURRENCY = 4
+#: Answers in progress at once across all sessions. The model's own queue
+#: (assistant.admission) decides how many it writes at once; the rest wait
+#: there, in order, and are told their place.
+CONCURRENCY = 16
 #: Seconds a stopping UI waits for answers in flight to reach the browser.
 FINISH_ANSWERS_S = 3.0
 PLACEHOLDERS = {ASK: "Ask, summarize or compare, e.g. What is SPINT? or Give me an overview of the EEG papers",
@@ -171,8 +172,9 @@ class EndpointStatus:
         self.error = message
 
     def note(self, result: AnswerResult) -> None:
-        """Follow what the last answer showed: the endpoint failed, or came back."""
-        if result.error:
+        """Follow what the last answer showed: the endpoint failed, or came
+        back. Busy is not failed: a model answering others stays green."""
+        if result.error and not result.extra.get("busy"):
             self._failed(result.error)
         elif result.model and self.kind != "ready":
             self._ready()
@@ -274,6 +276,9 @@ class Handlers:
         self.status.start()
         self.exports = Exports()
         self.topic_map, self.topic_note = self._topic_map()
+        #: Each browser session's answer in progress, by session hash: set to stop it.
+        self._running: dict[str, threading.Event] = {}
+        self._running_lock = threading.Lock()
 
     def current(self) -> Catalog:
         """The paper list, reloaded first when another process ingested since
@@ -304,10 +309,12 @@ class Handlers:
 
     # -- chat ----------------------------------------------------------------
     def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
-                session: Session | None) -> Iterator[AnswerUpdate]:
+                session: Session | None, request: gr.Request) -> Iterator[AnswerUpdate]:
         """Stream one answer: the user's message, the cards as soon as the
-        sources are known, the reply as it is written, then the checked answer
-        with linked citations, highlighted cards and the export file."""
+        sources are known, its place in the model's queue while it waits, the
+        reply as it is written, then the checked answer with linked citations,
+        highlighted cards and the export file. A new question in the same
+        session stops this one (and frees its place in the model's queue)."""
         session = session or Session(self.assistant.conversation())
         catalog = self.current()
         text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
@@ -318,29 +325,65 @@ class Handlers:
         question = {COMPARE: f"Compare {_label(catalog, a)} with {_label(catalog, b)}",
                     SUMMARY: f"Topic summary: {text}"}.get(mode, text)
         turn = len(session.sections) + 1
-        session.messages += [{"role": "user", "content": render.chat_text(question)},
-                             {"role": "assistant", "content": "_Searching the collection…_"}]
+        reply = {"role": "assistant", "content": "_Searching the collection…_"}
+        session.messages += [{"role": "user", "content": render.chat_text(question)}, reply]
+        stop = self._start(request.session_hash)
         yield self._progress(session, render.sources_section(turn, question, None), clear=True)
-        streamed = ""
+        streamed, ahead, shown = "", -1, 0.0
+        events = self._events(mode, text, _venue(venue), a, b, session)
         try:
-            for event in self._events(mode, text, _venue(venue), a, b, session):
+            for event in events:
+                if stop.is_set():  # a new question in this session, or the tab closed
+                    reply["content"] = render.stopped()
+                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    return
                 if isinstance(event, Sources):
-                    session.messages[-1]["content"] = render.reading(len(event.sources))
+                    reply["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
+                elif isinstance(event, Waiting) and (event.ahead != ahead or time.monotonic() - shown > 1):
+                    ahead, shown = event.ahead, time.monotonic()  # a yield a second also lets Gradio see a closed tab
+                    reply["content"] = render.waiting(ahead)
+                    yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Draft) and not streamed:
-                    session.messages[-1]["content"] = render.draft(event.text)
+                    reply["content"] = render.draft(event.text)
                     yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Token):
                     streamed += event.text
-                    session.messages[-1]["content"] = render.streaming_text(streamed)
+                    reply["content"] = render.streaming_text(streamed)
                     yield (self._chat(session),) + (gr.skip(),) * 6
                 elif isinstance(event, Final):
-                    yield self._finish(event.result, mode, question, turn, session, catalog)
+                    yield self._finish(event.result, mode, question, turn, session, catalog, reply)
         except AssistantError as exc:
-            yield self._failed(str(exc), session)
+            yield self._failed(str(exc), session, reply)
         except Exception as exc:  # a bug: logged with its traceback, shown as one line
             log.exception("answering %r failed", question)
-            yield self._failed(f"Unexpected {type(exc).__name__}: {exc} (details in the server log).", session)
+            yield self._failed(f"Unexpected {type(exc).__name__}: {exc} (details in the server log).", session, reply)
+        finally:
+            if isinstance(events, Generator):
+                events.close()  # leaves the model's queue, or closes the stream being written
+            self._end(request.session_hash, stop)
+
+    def _start(self, session_hash: str | None) -> threading.Event:
+        """Register a session's new answer, stopping the one it still runs."""
+        stop = threading.Event()
+        with self._running_lock:
+            previous = self._running.get(session_hash or "")
+            if previous is not None:
+                previous.set()
+            self._running[session_hash or ""] = stop
+        return stop
+
+    def _end(self, session_hash: str | None, stop: threading.Event) -> None:
+        with self._running_lock:
+            if self._running.get(session_hash or "") is stop:
+                del self._running[session_hash or ""]
+
+    def unload(self, request: gr.Request) -> None:
+        """The tab was closed: stop its answer and free its place in the queue."""
+        with self._running_lock:
+            stop = self._running.pop(request.session_hash or "", None)
+        if stop is not None:
+            stop.set()
 
     def _events(self, mode: str, text: str, venue: str | None, a: str, b: str, session: Session) -> Iterator[Any]:
         if mode == COMPARE:
@@ -363,10 +406,10 @@ class Handlers:
         return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
-                catalog: Catalog) -> AnswerUpdate:
+                catalog: Catalog, reply: dict[str, str]) -> AnswerUpdate:
         if mode not in (ASK, QUESTION):  # so that a follow-up can refer to a summary or comparison too
             session.conversation.history.append((question, result.answer))
-        session.messages[-1]["content"] = render.answer_message(result, turn)
+        reply["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
         markdown, bibtex = self.exports.write(result, catalog.by_id, session)
@@ -374,8 +417,8 @@ class Handlers:
                 gr.DownloadButton(value=markdown, visible=True), gr.DownloadButton(value=bibtex, visible=True),
                 session, self.status.html(), gr.skip())
 
-    def _failed(self, message: str, session: Session) -> AnswerUpdate:
-        session.messages[-1]["content"] = render.error_message(message)
+    def _failed(self, message: str, session: Session, reply: dict[str, str]) -> AnswerUpdate:
+        reply["content"] = render.error_message(message)
         return (self._chat(session), render.sources_panel(session.sections), gr.skip(), gr.skip(), session, gr.skip(),
                 gr.skip())
 
@@ -447,6 +490,8 @@ class Handlers:
                 if isinstance(event, Sources):
                     yield gr.skip(), render.reading(len(event.sources)), render.sources_section(
                         TOPIC_TURN, question, event.sources)
+                elif isinstance(event, Waiting):
+                    yield gr.skip(), render.waiting(event.ahead), gr.skip()
                 elif isinstance(event, Token):
                     streamed += event.text
                     yield gr.skip(), render.streaming_text(streamed), gr.skip()
@@ -596,7 +641,8 @@ def _blocks(h: Handlers) -> gr.Blocks:
         answer: dict[str, Any] = {
             "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
             "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, session, status, chat.message],
-            "concurrency_id": "answer", **hidden,
+            # "multiple": a new question is sent while an answer is still written; respond() stops the older one
+            "concurrency_id": "answer", "trigger_mode": "multiple", **hidden,
         }
         gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
         for button, example in chat.examples:
@@ -605,6 +651,7 @@ def _blocks(h: Handlers) -> gr.Blocks:
         gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation, inputs=session,
               outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, session], **hidden)
         chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
+        demo.unload(h.unload)
         gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
         gr.on([browse.venue.change, browse.words.change], h.browse, [browse.venue, browse.words], browse.table,
               trigger_mode="always_last", **hidden)

@@ -61,6 +61,16 @@ def reading(count: int) -> str:
     return f"_Reading {count} paper{'' if count == 1 else 's'}…_"
 
 
+def waiting(ahead: int) -> str:
+    """The chat placeholder while the model answers others first."""
+    return f"_Waiting for the model ({ahead} ahead)…_"
+
+
+def stopped() -> str:
+    """What is left of an answer stopped by a newer question in the same session."""
+    return "_Stopped: a newer question was asked._"
+
+
 def streaming_text(text: str) -> str:
     """The model's reply so far (citations unchecked), with a cursor."""
     return chat_text(text) + " ▍"
