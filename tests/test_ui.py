@@ -303,6 +303,10 @@ def test_compare_picked_in_the_pickers_renders_the_table(page: Page, server: Scr
         expect(page.locator(f"#src-1-{n} mark")).not_to_have_count(0)
 
 
+def test_the_stylesheet_file_is_applied(page: Page) -> None:
+    expect(page.locator("#status .status")).to_have_css("border-radius", "6px")  # a rule of ui/assets/app.css
+
+
 def test_browse_filters_and_hands_a_paper_to_the_chat(page: Page) -> None:
     page.get_by_role("tab", name="Browse").click()
     grid = page.locator("#browse-table [role=grid]")

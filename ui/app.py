@@ -52,36 +52,8 @@ BROWSE_HEADERS = ["name", "venue", "first line of abstract", "id"]
 #: System fonts only: the default theme would fetch Google Fonts, and the app runs offline.
 THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
                           font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
-CSS = """
-#status .status { padding: .35rem .7rem; border-radius: 6px; font-size: .9em; color: #1f2937; }
-#status .starting { background: #fef3c7; }
-#status .ready { background: #dcfce7; }
-#status .failed { background: #fee2e2; }
-#sources { max-height: 680px; overflow-y: auto; padding-right: .3rem; }
-#sources h3 { font-size: .95rem; margin: .2rem 0 .5rem; }
-#sources .turn + .turn { margin-top: 1rem; border-top: 1px solid var(--border-color-primary); padding-top: .6rem; }
-.card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: .6rem .8rem; margin-bottom: .6rem;
-        background: var(--background-fill-secondary); scroll-margin-top: .5rem; }
-.card:target { outline: 2px solid var(--color-accent); }
-.card.uncited { opacity: .72; }
-.card header { display: flex; flex-wrap: wrap; gap: .45rem; align-items: baseline; }
-.card .venue, .card .score, .card footer, .card .authors { color: var(--body-text-color-subdued); font-size: .85em; }
-.card .title { font-style: italic; margin: .3rem 0 0; }
-.card .abstract { font-size: .9em; line-height: 1.45; margin: .4rem 0; }
-.card mark { background: #fde68a; color: #111827; padding: 0 .1em; border-radius: 2px; }
-.card .tag { font-size: .75em; border: 1px solid var(--border-color-primary); border-radius: 999px; padding: 0 .5em; }
-.card .tag.cited { background: var(--color-accent-soft); }
-.pending { color: var(--body-text-color-subdued); font-style: italic; }
-#chat table { font-size: .9em; }
-#chat td, #chat th { word-break: normal; overflow-wrap: normal; hyphens: auto; }
-#chat td:first-child { min-width: 7.5em; font-weight: 600; }
-#topic-note .note { color: var(--body-text-color-subdued); font-size: .9em; }
-#topic-note .stale { color: #92400e; }
-#topic-papers ol { padding-left: 1.4rem; font-size: .9em; max-height: 300px; overflow-y: auto; }
-#topic-table { font-size: .85em; }
-#topic-papers .first, #topic-papers .venue, #topic-papers .keywords { color: var(--body-text-color-subdued); }
-#topic-sources { max-height: 480px; overflow-y: auto; }
-"""
+#: The page's styles live in their own file, for editors and linters that know CSS.
+CSS = (Path(__file__).parent / "assets" / "app.css").read_text(encoding="utf-8")
 #: How often, and from what age, Gradio deletes its copies of served export files (seconds).
 EXPORT_CACHE = (3600, 3600)
 #: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
