@@ -94,9 +94,11 @@ class LLMClient:
                 delay *= 2
         raise AssertionError("unreachable")
 
-    def complete(self, messages: list[ChatMessage]) -> str:
-        """The whole reply to ``messages``."""
-        response = self._with_retries(lambda: self.llm.chat(messages))
+    def complete(self, messages: list[ChatMessage], max_tokens: int | None = None) -> str:
+        """The whole reply to ``messages``; at most ``max_tokens`` long when
+        given, so that a reply meant to be a few words cannot ramble for a minute."""
+        llm = self.llm if max_tokens is None else self.llm.model_copy(update={"max_tokens": max_tokens})
+        response = self._with_retries(lambda: llm.chat(messages))
         return (response.message.content or "").strip()
 
     def stream(self, messages: list[ChatMessage]) -> Iterator[str]:

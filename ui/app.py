@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,8 +27,8 @@ set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLE
 import gradio as gr
 from fastapi.responses import JSONResponse
 
-from assistant import topics
-from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token
+from assistant import compare, topics
+from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Table, Token
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
 from assistant.references import answer_exports
@@ -73,6 +73,15 @@ CSS = """
 #chat table { font-size: .9em; }
 #chat td, #chat th { word-break: normal; overflow-wrap: normal; hyphens: auto; }
 #chat td:first-child { min-width: 7.5em; font-weight: 600; }
+#compare-table { overflow-x: auto; }
+#compare-table table { border-collapse: collapse; font-size: .88em; width: 100%; }
+#compare-table th, #compare-table td { border: 1px solid var(--border-color-primary); padding: .35rem .5rem;
+                                       vertical-align: top; text-align: left; }
+#compare-table td.unstated { color: var(--body-text-color-subdued); font-style: italic; }
+#compare-table .value { display: block; }
+#compare-table details summary { cursor: pointer; color: var(--body-text-color-subdued); font-size: .9em; }
+#compare-table q { display: block; margin-top: .2rem; }
+#compare-table .caption { color: var(--body-text-color-subdued); font-size: .85em; margin: .3rem 0; }
 #topic-note .note { color: var(--body-text-color-subdued); font-size: .9em; }
 #topic-note .stale { color: #92400e; }
 #topic-papers ol { padding-left: 1.4rem; font-size: .9em; max-height: 300px; overflow-y: auto; }
@@ -93,14 +102,14 @@ class Example:
     mode: str
     needs: tuple[str, ...]
     text: str = ""
-    a: str = ""
-    b: str = ""
+    papers: tuple[str, ...] = ()
 
 
 EXAMPLES = (
     Example("What is SPINT?", ASK, ("SPINT",), text="What is SPINT?"),
     Example("Summarize the EEG foundation model papers", SUMMARY, ("CSBrain", "REVE"), text="EEG foundation models"),
-    Example("Compare CSBrain vs REVE", COMPARE, ("CSBrain", "REVE"), a="CSBrain", b="REVE"),
+    Example("Compare the EEG foundation models", COMPARE, ("CSBrain", "REVE", "CodeBrain"),
+            papers=("CSBrain", "REVE", "CodeBrain")),
 )
 
 
@@ -191,13 +200,15 @@ class Exports:
         self._folder = tempfile.TemporaryDirectory(prefix="paper-assistant-ui-")
         self._papers = papers
 
-    def write(self, result: AnswerResult) -> tuple[Path, Path]:
+    def write(self, result: AnswerResult) -> tuple[Path, Path, Path]:
+        """The .md, .bib and (a comparison's table; empty otherwise) .csv files."""
         slug = re.sub(r"[^a-z0-9]+", "-", result.question.casefold()).strip("-")[:60] or "answer"
         folder = Path(tempfile.mkdtemp(dir=self._folder.name))
         markdown, bibtex = answer_exports(result, self._papers)
-        (folder / f"{slug}.md").write_text(markdown, encoding="utf-8")
-        (folder / f"{slug}.bib").write_text(bibtex, encoding="utf-8")
-        return folder / f"{slug}.md", folder / f"{slug}.bib"
+        table = compare.to_csv(result.extra["papers"], result.extra["table"]) if "table" in result.extra else ""
+        for suffix, text in ((".md", markdown), (".bib", bibtex), (".csv", table)):
+            (folder / f"{slug}{suffix}").write_text(text, encoding="utf-8")
+        return folder / f"{slug}.md", folder / f"{slug}.bib", folder / f"{slug}.csv"
 
 
 def _matches(paper: Paper, venue: str, words: str) -> bool:
@@ -213,13 +224,25 @@ def _rows(papers: list[Paper]) -> list[list[str]]:
     return [[p.name, p.venue, render.first_line(p.abstract), p.paper_id] for p in papers]
 
 
+def _and(names: Iterable[str]) -> str:
+    """'A, B and C'."""
+    listed = list(names)
+    return ", ".join(listed[:-1]) + f" and {listed[-1]}" if len(listed) > 1 else "".join(listed)
+
+
 def _venue(value: str | None) -> str | None:
     return None if not value or value == ALL_VENUES else value
 
 
-#: The outputs of an answer, in order: chat, sources panel, markdown export
-#: button, BibTeX export button, session state, status line, question box.
-AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any, Any]
+#: The outputs of an answer, in order: chat, sources panel, markdown, BibTeX
+#: and CSV export buttons, compare table, session state, status line, question box.
+ANSWER_OUTPUTS = ("chat", "sources", "export", "export_bib", "export_csv", "table", "session", "status", "message")
+AnswerUpdate = tuple[Any, ...]
+
+
+def _update(**values: Any) -> AnswerUpdate:
+    """An answer's outputs by name; the ones not given are left as they are."""
+    return tuple(values.get(name, gr.skip()) for name in ANSWER_OUTPUTS)
 
 
 class Handlers:
@@ -256,18 +279,19 @@ class Handlers:
                                                               if stale else "")
 
     # -- chat ----------------------------------------------------------------
-    def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
+    def respond(self, mode: str, text: str, venue: str, picked: list[str] | None, aspects: str | None,
                 session: Session | None) -> Iterator[AnswerUpdate]:
         """Stream one answer: the user's message, the cards as soon as the
         sources are known, the reply as it is written, then the checked answer
-        with linked citations, highlighted cards and the export file."""
+        with linked citations, highlighted cards and the export files. A
+        comparison shows its quoted table first, then its values."""
         session = session or Session(self.assistant.conversation())
-        text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
-        if (mode == COMPARE and not (a and b)) or (mode != COMPARE and not text):
-            gr.Warning("Pick two papers to compare." if mode == COMPARE else "Type a question or topic first.")
-            yield (gr.skip(),) * 7
+        text, picked = (text or "").strip(), [p.strip() for p in picked or [] if p and p.strip()]
+        if (mode == COMPARE and len(picked) < 2) or (mode != COMPARE and not text):
+            gr.Warning("Pick at least two papers to compare." if mode == COMPARE else "Type a question or topic first.")
+            yield _update()
             return
-        question = {COMPARE: f"Compare {self._label(a)} with {self._label(b)}",
+        question = {COMPARE: f"Compare {_and(self._label(p) for p in picked)}",
                     SUMMARY: f"Topic summary: {text}"}.get(mode, text)
         turn = len(session.sections) + 1
         session.messages += [{"role": "user", "content": render.chat_text(question)},
@@ -275,17 +299,21 @@ class Handlers:
         yield self._progress(session, render.sources_section(turn, question, None), clear=True)
         streamed = ""
         try:
-            for event in self._events(mode, text, _venue(venue), a, b, session):
-                if isinstance(event, Sources):
+            for event in self._events(mode, text, _venue(venue), picked, aspects, session):
+                if isinstance(event, Table):
+                    session.messages[-1]["content"] = render.table_note(event)
+                    yield _update(chat=self._chat(session), table=gr.HTML(render.compare_table(event.papers,
+                                                                           event.table, event.values), visible=True))
+                elif isinstance(event, Sources):
                     session.messages[-1]["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
                 elif isinstance(event, Draft) and not streamed:
                     session.messages[-1]["content"] = render.draft(event.text)
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                 elif isinstance(event, Token):
                     streamed += event.text
                     session.messages[-1]["content"] = render.streaming_text(streamed)
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                 elif isinstance(event, Final):
                     yield self._finish(event.result, mode, question, turn, session)
         except AssistantError as exc:
@@ -297,9 +325,10 @@ class Handlers:
     def _label(self, picked: str) -> str:
         return self.by_id[picked].name if picked in self.by_id else picked
 
-    def _events(self, mode: str, text: str, venue: str | None, a: str, b: str, session: Session) -> Iterator[Any]:
+    def _events(self, mode: str, text: str, venue: str | None, picked: list[str], aspects: str | None,
+                session: Session) -> Iterator[Any]:
         if mode == COMPARE:
-            return self.assistant.compare(a, b)
+            return self.assistant.compare(*picked, aspects=compare.parse_aspects(aspects or None))
         if mode == SUMMARY:
             return self.assistant.summarize(text, venue=venue)
         return session.conversation.send(text, venue=venue, routed=mode == ASK)
@@ -310,12 +339,13 @@ class Handlers:
 
     def _progress(self, session: Session, current: str, clear: bool = False) -> AnswerUpdate:
         """The chat and the sources panel with the answer being written;
-        ``clear``: also hide the last export and empty the question box."""
+        ``clear``: also hide the last exports and table and empty the question box."""
         panel = render.sources_panel([*session.sections, current])
         if clear:
             hidden = gr.DownloadButton(visible=False)
-            return self._chat(session), panel, hidden, hidden, session, gr.skip(), ""
-        return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            return _update(chat=self._chat(session), sources=panel, export=hidden, export_bib=hidden, export_csv=hidden,
+                           table=gr.HTML(visible=False), session=session, message="")
+        return _update(chat=self._chat(session), sources=panel)
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session) -> AnswerUpdate:
         if mode not in (ASK, QUESTION):  # so that a follow-up can refer to a summary or comparison too
@@ -323,27 +353,33 @@ class Handlers:
         session.messages[-1]["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
-        markdown, bibtex = self.exports.write(result)
-        return (self._chat(session), render.sources_panel(session.sections),
-                gr.DownloadButton(value=markdown, visible=True), gr.DownloadButton(value=bibtex, visible=True),
-                session, self.status.html(), gr.skip())
+        markdown, bibtex, table = self.exports.write(result)
+        compared = "table" in result.extra
+        return _update(chat=self._chat(session), sources=render.sources_panel(session.sections),
+                       export=gr.DownloadButton(value=markdown, visible=True),
+                       export_bib=gr.DownloadButton(value=bibtex, visible=True),
+                       export_csv=gr.DownloadButton(value=table, visible=compared),
+                       table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
+                                                          len(result.extra["dropped_values"])) if compared else "",
+                                     visible=compared),
+                       session=session, status=self.status.html())
 
     def _failed(self, message: str, session: Session) -> AnswerUpdate:
         session.messages[-1]["content"] = render.error_message(message)
-        return (self._chat(session), render.sources_panel(session.sections), gr.skip(), gr.skip(), session, gr.skip(),
-                gr.skip())
+        return _update(chat=self._chat(session), sources=render.sources_panel(session.sections), session=session)
 
-    def fill(self, example: Example) -> Callable[[], tuple[str, str, str | None, str | None]]:
-        """A handler that puts ``example`` into the mode, question and pickers."""
-        return lambda: (example.mode, example.text, self.by_name.get(example.a), self.by_name.get(example.b))
+    def fill(self, example: Example) -> Callable[[], tuple[str, str, list[str]]]:
+        """A handler that puts ``example`` into the mode, question and picker."""
+        return lambda: (example.mode, example.text, [self.by_name[name] for name in example.papers])
 
     @staticmethod
     def new_conversation() -> tuple[Any, ...]:
-        return [], render.sources_panel([]), gr.DownloadButton(visible=False), gr.DownloadButton(visible=False), None
+        hidden = gr.DownloadButton(visible=False)
+        return [], render.sources_panel([]), hidden, hidden, hidden, gr.HTML(visible=False), None
 
     @staticmethod
     def mode_view(mode: str) -> tuple[Any, ...]:
-        return (gr.Row(visible=mode != COMPARE), gr.Row(visible=mode == COMPARE),
+        return (gr.Row(visible=mode != COMPARE), gr.Column(visible=mode == COMPARE),
                 gr.Textbox(placeholder=PLACEHOLDERS.get(mode, "")))
 
     def status_tick(self) -> tuple[str, gr.Timer]:
@@ -358,15 +394,18 @@ class Handlers:
         """A row picked: remember its paper, show it, enable its buttons."""
         paper = self.by_id.get(evt.row_value[-1]) if evt.row_value else None
         if paper is None:
-            return (gr.skip(),) * 5
-        return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 3)
+            return (gr.skip(),) * 4
+        return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 2)
 
     def ask_about(self, paper_id: str) -> tuple[Any, ...]:
         return gr.Tabs(selected="chat"), ASK, f'What does "{self.by_id[paper_id].name}" propose?'
 
     @staticmethod
-    def compare_as(paper_id: str) -> tuple[Any, ...]:
-        return gr.Tabs(selected="chat"), COMPARE, paper_id
+    def add_to_compare(paper_id: str, picked: list[str] | None) -> tuple[Any, ...]:
+        """The browsed paper added to the comparison's papers (at most 8: the
+        oldest pick makes room), and the chat shown in Compare mode."""
+        papers = [p for p in picked or [] if p != paper_id] + [paper_id]
+        return gr.Tabs(selected="chat"), COMPARE, papers[-compare.MAX_PAPERS:]
 
     # -- topics ------------------------------------------------------------------
     def topic_figure(self) -> Any:
@@ -374,6 +413,19 @@ class Handlers:
 
     def topic_rows(self) -> list[list[Any]]:
         return topics_view.topic_rows(self.topic_map) if self.topic_map else []
+
+    def pick_topic(self, evt: gr.SelectData) -> tuple[Any, Any]:
+        """A topic picked in the table: remember it for "Compare this topic"."""
+        topic_id = str(evt.row_value[1]) if evt.row_value else None
+        return topic_id, gr.Button(interactive=topic_id is not None)
+
+    def compare_topic(self, topic_id: str | None) -> tuple[Any, ...]:
+        """The picked topic's most typical papers (at most 8) in the compare picker."""
+        if self.topic_map is None or topic_id is None:
+            return gr.skip(), gr.skip(), gr.skip()
+        _, topic = self.topic_map.find(topic_id)
+        papers = [pid for pid in topic.papers if pid in self.by_id][: compare.MAX_PAPERS]
+        return gr.Tabs(selected="chat"), COMPARE, papers
 
     def topic_summary(self, evt: gr.SelectData) -> Iterator[tuple[Any, Any, Any]]:
         """A topic picked in the table: its papers at once, then its summary
@@ -421,14 +473,16 @@ class ChatTab:
     ask_row: gr.Row
     message: gr.Textbox
     send: gr.Button
-    compare_row: gr.Row
-    pick_a: gr.Dropdown
-    pick_b: gr.Dropdown
+    compare_row: gr.Column
+    picked: gr.Dropdown
+    aspects: gr.Textbox
     compare: gr.Button
+    table: gr.HTML
     examples: list[tuple[gr.Button, Example]]
     clear: gr.Button
     export: gr.DownloadButton
     export_bib: gr.DownloadButton
+    export_csv: gr.DownloadButton
     sources: gr.HTML
 
 
@@ -439,8 +493,7 @@ class BrowseTab:
     table: gr.Dataframe
     detail: gr.HTML
     ask: gr.Button
-    as_a: gr.Button
-    as_b: gr.Button
+    add: gr.Button
 
 
 def _chat_tab(h: Handlers) -> ChatTab:
@@ -458,21 +511,28 @@ def _chat_tab(h: Handlers) -> ChatTab:
             with gr.Row() as ask_row:
                 message = gr.Textbox(show_label=False, placeholder=PLACEHOLDERS[ASK], scale=5, elem_id="message")
                 send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
-            with gr.Row(visible=False) as compare_row:
-                pick_a, pick_b = (gr.Dropdown(h.choices, value=None, label=f"Paper {side}", filterable=True,
-                                              allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
-                                  for side in "AB")
-                compare = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
+            with gr.Column(visible=False) as compare_row:
+                with gr.Row():
+                    picked = gr.Dropdown(h.choices, value=[], multiselect=True, max_choices=compare.MAX_PAPERS,
+                                         label=f"Papers ({compare.MIN_PAPERS} to {compare.MAX_PAPERS}: type a name, "
+                                               "title or description)", filterable=True, allow_custom_value=True,
+                                         elem_id="pick-papers", scale=5)
+                    compare_button = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
+                aspects = gr.Textbox(label="Aspects (comma-separated; empty: problem, approach, data, evaluation and "
+                                           "results, limitations or scope; start with + to add to those)",
+                                     placeholder="e.g. dataset, subjects, channels, result", elem_id="aspects")
+            table = gr.HTML(visible=False, elem_id="compare-table")
             with gr.Row(visible=bool(h.examples)):
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
             with gr.Row():
                 clear = gr.Button("New conversation", size="sm")
                 export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
                 export_bib = gr.DownloadButton("BibTeX (.bib)", visible=False, size="sm", elem_id="export-bib")
+                export_csv = gr.DownloadButton("Table (.csv)", visible=False, size="sm", elem_id="export-csv")
         with gr.Column(scale=2):
             sources = gr.HTML(render.sources_panel([]), elem_id="sources")
-    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, pick_a, pick_b, compare, examples, clear,
-                   export, export_bib, sources)
+    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, picked, aspects, compare_button, table,
+                   examples, clear, export, export_bib, export_csv, sources)
 
 
 def _browse_tab(h: Handlers) -> BrowseTab:
@@ -488,14 +548,14 @@ def _browse_tab(h: Handlers) -> BrowseTab:
                      elem_id="browse-detail")
     with gr.Row():
         ask = gr.Button("Ask about this paper", interactive=False, elem_id="ask-about")
-        as_a = gr.Button("Compare as paper A", interactive=False, elem_id="as-a")
-        as_b = gr.Button("Compare as paper B", interactive=False, elem_id="as-b")
-    return BrowseTab(venue, words, table, detail, ask, as_a, as_b)
+        add = gr.Button("Add to comparison", interactive=False, elem_id="add-compare")
+    return BrowseTab(venue, words, table, detail, ask, add)
 
 
 @dataclass
 class TopicsTab:
     table: gr.Dataframe
+    compare: gr.Button
     papers: gr.HTML
     summary: gr.Markdown
     sources: gr.HTML
@@ -512,13 +572,14 @@ def _topics_tab(h: Handlers) -> TopicsTab:
             table = gr.Dataframe(h.topic_rows(), headers=topics_view.TOPIC_HEADERS, interactive=False, wrap=True,
                                  max_height=620, column_widths=["24%", "9%", "30%", "9%", "28%"],
                                  elem_id="topic-table")
+            compare_topic = gr.Button("Compare this topic", interactive=False, elem_id="compare-topic")
     with gr.Row():
         with gr.Column(scale=3):
             papers = gr.HTML('<p class="pending">Pick a topic to list its papers.</p>', elem_id="topic-papers")
             summary = gr.Markdown(elem_id="topic-summary")
         with gr.Column(scale=2):
             sources = gr.HTML(elem_id="topic-sources")
-    return TopicsTab(table, papers, summary, sources)
+    return TopicsTab(table, compare_topic, papers, summary, sources)
 
 
 def build_app(assistant: Assistant) -> gr.Blocks:
@@ -530,7 +591,7 @@ def build_app(assistant: Assistant) -> gr.Blocks:
 def _blocks(h: Handlers) -> gr.Blocks:
     hidden: dict[str, Any] = {"show_progress": "hidden"}
     with gr.Blocks(title="paper-assistant", analytics_enabled=False) as demo:
-        session, selected = gr.State(None), gr.State(None)
+        session, selected, picked_topic = gr.State(None), gr.State(None), gr.State(None)
         with gr.Row(equal_height=True):
             gr.HTML("<h1 style='margin:0'>paper-assistant</h1>", scale=0, min_width=220)
             status = gr.HTML(h.status.html(), elem_id="status")
@@ -544,25 +605,27 @@ def _blocks(h: Handlers) -> gr.Blocks:
                 topic_tab = _topics_tab(h)
 
         answer: dict[str, Any] = {
-            "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
-            "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, session, status, chat.message],
+            "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.picked, chat.aspects, session],
+            "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, chat.export_csv, chat.table, session,
+                        status, chat.message],
             "concurrency_id": "answer", **hidden,
         }
-        gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
+        gr.on([chat.message.submit, chat.send.click, chat.compare.click, chat.aspects.submit], **answer)
         for button, example in chat.examples:
-            button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.pick_a, chat.pick_b],
+            button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.picked],
                          **hidden).then(**answer)
         gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation,
-              outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, session], **hidden)
+              outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, chat.export_csv, chat.table, session],
+              **hidden)
         chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
         gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
         gr.on([browse.venue.change, browse.words.change], h.browse, [browse.venue, browse.words], browse.table,
               trigger_mode="always_last", **hidden)
-        browse.table.select(h.select, outputs=[selected, browse.detail, browse.ask, browse.as_a, browse.as_b],
-                            **hidden)
+        browse.table.select(h.select, outputs=[selected, browse.detail, browse.ask, browse.add], **hidden)
         browse.ask.click(h.ask_about, selected, [tabs, chat.mode, chat.message], **hidden)
-        browse.as_a.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_a], **hidden)
-        browse.as_b.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_b], **hidden)
+        browse.add.click(h.add_to_compare, [selected, chat.picked], [tabs, chat.mode, chat.picked], **hidden)
+        topic_tab.table.select(h.pick_topic, outputs=[picked_topic, topic_tab.compare], **hidden)
+        topic_tab.compare.click(h.compare_topic, picked_topic, [tabs, chat.mode, chat.picked], **hidden)
         topic_tab.table.select(h.topic_summary, outputs=[topic_tab.papers, topic_tab.summary, topic_tab.sources],
                                concurrency_id="answer", **hidden)
     return demo
