@@ -75,7 +75,7 @@ COMPARE_VALUE = """<sources>
 
 Aspect: {aspect}
 Copy from source [1] the few words that state the {aspect} of {name}: a number with its unit, a name, or a phrase of at most {words} words, exactly as written. If source [1] does not state it, reply: none
-Example: for the source "We train FooNet on 12 public speech corpora." and the aspect "training data", the reply is: 12 public speech corpora
+Example: for the source "FooNet runs at 40 frames per second on a phone." and the aspect "speed", the reply is: 40 frames per second
 Reply with the words only."""
 
 CONDENSE = """Conversation so far:

@@ -96,14 +96,14 @@ def test_two_papers_keep_the_a_and_b_fields_and_default_aspects(assistant: Assis
     assert "| aspect | CSBrain | REVE |" in markdown and "**CSBrain** — “" in markdown
 
 
-def test_an_aspect_the_model_finds_silent_becomes_not_stated(assistant: Assistant, server: ScriptedOpenAI) -> None:
+def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.set_default(compare_replies({"REVE": {"code release": "none"}}, NARRATIVE))
-    events = list(assistant.compare("CSBrain", "REVE", aspects=["code release", "quantum error correction codes"]))
-    first = next(e for e in events if isinstance(e, Table))
-    assert first.table[0]["cells"][1]["stated"] and "We release code" in first.table[0]["cells"][1]["quote"]
-    result = events[-1].result
-    assert [c["stated"] for row in result.extra["table"] for c in row["cells"]] == [False] * 4
-    assert result.extra["table"][1]["a"] == result.extra["table"][1]["b"] == prompts.NOT_STATED
+    result = run(assistant.compare("CSBrain", "REVE", aspects=["code release", "quantum error correction codes"]))[1]
+    code, quantum = result.extra["table"]
+    assert not code["cells"][0]["stated"] and code["cells"][1]["value"] is None  # "none": the quote stays, no value
+    assert "We release code" in code["cells"][1]["quote"] and code["b"].startswith("We release code")
+    assert [c["stated"] for c in quantum["cells"]] == [False, False]
+    assert quantum["a"] == quantum["b"] == prompts.NOT_STATED
 
 
 def test_an_llm_that_fails_mid_table_keeps_the_quoted_table(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -151,6 +151,7 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
     ("11 tasks", "Extensive experiments across 11 representative EEG tasks and 16 datasets.", True),
     ("eleven tasks", "Experiments across 11 representative EEG tasks.", True),
     ("60000 hours", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", True),
+    ("100, 000 research papers", "Leveraging a corpus of 100,000 research papers", True),
     ("92 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", True),
     ("93 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", False),
     ("a diffusion model", "we pretrain REVE on over 60,000 hours of EEG data", False),
