@@ -228,9 +228,9 @@ def test_cli_bad_input_is_one_line(server: ScriptedOpenAI, seed_settings: Settin
 
 def test_cli_reads_comparisons_from_stdin(server: ScriptedOpenAI, seed_settings: Settings) -> None:
     server.set_default(compare_replies({}, NARRATIVE))
-    result = run_cli("compare", "-", "--aspects", "data", stdin="CSBrain | REVE | CodeBrain\nCSBrain | zzqx qqq\n",
+    result = run_cli("compare", "-", "--aspects", "data", stdin="CSBrain | REVE | CodeBrain\nCSBrain | zzzz qqqq\n",
                      env=env_for(server, seed_settings))
     assert result.returncode == 0, result.stderr
     first, second = (json.loads(line) for line in result.stdout.splitlines())
     assert len(first["papers"]) == 3 and first["table"][0]["aspect"] == "data"
-    assert second["error"].startswith("No paper matches 'zzqx qqq'")
+    assert second["error"].startswith("No paper matches 'zzzz qqqq'")
