@@ -22,8 +22,8 @@ from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from assistant import intent, prompts
-from assistant.aspects import aspect_table, gist_sentence
+from assistant import compare, intent, prompts
+from assistant.aspects import gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
@@ -32,12 +32,12 @@ from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, s
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.papers import Paper
-from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Token, Waiting
+from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Table, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever
 from assistant.settings import Settings
 
-__all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Token",
-           "Waiting", "language_of"]
+__all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Table",
+           "Token", "Waiting", "language_of"]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
@@ -167,7 +167,7 @@ class Assistant:
         if route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":
-            yield from self.compare_papers([papers[i] for i in route.papers[:2]], asked or message)
+            yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message)
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:
@@ -271,29 +271,23 @@ class Assistant:
             run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final("ask", asked or question, query, evidence, run, retrieval_ms, sent)
 
-    def compare(self, a: str, b: str) -> Iterator[Event]:
-        """Aspect table filled from each abstract, then a cited narrative."""
-        papers = [self._resolve(a), self._resolve(b)]
-        if papers[0].paper_id == papers[1].paper_id:
-            raise NotFound(f"'{a}' and '{b}' are the same paper ({papers[0].name}): name two different papers.")
-        yield from self.compare_papers(papers, f"{a} vs {b}")
+    def compare(self, *names: str, aspects: list[str] | None = None) -> Iterator[Event]:
+        """2 to 8 papers, each by name, title, id or description, compared
+        aspect by aspect (see ``assistant.compare``), then a cited narrative."""
+        papers = compare.resolve(names, self._resolve)
+        yield from self.compare_papers(papers, " vs ".join(names), aspects)
 
-    def compare_papers(self, papers: list[Paper], question: str) -> Iterator[Event]:
-        """The comparison of two resolved papers."""
+    def compare_papers(self, papers: list[Paper], question: str,
+                       aspects: list[str] | None = None) -> Iterator[Event]:
+        """The comparison of resolved papers: the quoted table at once, its
+        values, then the narrative written from the table's sentences."""
         start = time.perf_counter()
-        hits = [Hit(p, 1.0, 1.0, True) for p in papers]
-        evidence = self.selector.select(f"{papers[0].name} {papers[1].name}", hits, 1, self.settings.evidence_tokens)
-        table, used = aspect_table([e.sentences for e in evidence])
-        for e, indices in zip(evidence, used, strict=True):
-            e.chosen = indices or e.chosen  # the model sees what the table shows
-        prompt = prompts.COMPARE.format(sources=self._format(evidence), a=papers[0].name, b=papers[1].name,
-                                        language=language_of(question))
-        extra = {
-            "papers": [{"paper_id": p.paper_id, "title": p.name, "venue": p.venue} for p in papers],
-            "table": table,
-        }
-        yield from self._answer("compare", question, f"{papers[0].name} vs {papers[1].name}", evidence,
-                                prompt, start, extra)
+        grid = yield from compare.tables(self.selector, papers, aspects or list(compare.DEFAULT_ASPECTS),
+                                         lambda prompt: self.llm.complete(_messages(prompt), compare.VALUE_TOKENS))
+        evidence = compare.evidence(self.selector, grid)
+        prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
+                                        count=len(evidence), language=language_of(question))
+        yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra())
 
     def conversation(self) -> Conversation:
         return Conversation(self)

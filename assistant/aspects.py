@@ -1,4 +1,4 @@
-"""The compare table: each paper's abstract sentence for each aspect.
+"""The compare table's default aspects: each paper's abstract sentence for each.
 
 Filled extractively, never by the model, so every cell is the paper's own
 words or "not stated". Abstracts follow a known arc (problem, then "we
@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-from assistant.prompts import NOT_STATED
-
 _INTRO = re.compile(r"\b(?:we|this (?:paper|work))\b[^.]{0,160}?\b(?:propose|introduce|present|develop|design|build|formalize|study|investigate)", re.IGNORECASE)
 #: Aspect -> (cue pattern, where it may occur: "before"/"after" the intro sentence, or "any").
 ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
@@ -22,13 +20,6 @@ ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
     "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:find|show|demonstrate))", re.IGNORECASE), "after"),
     "limitations or scope": (re.compile(r"\b(?:(?:is|are) limited to|restricted to|only (?:works|applies|considers)|cannot|future work|we leave|not yet|does not (?:generalize|scale|apply)|fails? to)", re.IGNORECASE), "after"),
 }
-#: Words kept of a sentence shown in a cell.
-CELL_WORDS = 40
-
-
-def _cell(sentence: str) -> str:
-    words = sentence.split()
-    return " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
 
 
 def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
@@ -55,15 +46,3 @@ def gist_sentence(sentences: list[str]) -> int:
     """The sentence that says what the paper does: its "we propose"
     sentence, else the first one (abstracts that open with their claim)."""
     return next((i for i, s in enumerate(sentences) if _INTRO.search(s)), 0)
-
-
-def aspect_table(papers_sentences: list[list[str]]) -> tuple[list[dict[str, str]], list[list[int]]]:
-    """Rows {"aspect", "a", "b"} for two papers, and the sentence indices used per paper."""
-    picks = [aspect_sentences(sents) for sents in papers_sentences]
-    table = [
-        {"aspect": aspect, **{side: _cell(sents[i]) if (i := pick[aspect]) is not None else NOT_STATED
-                              for side, sents, pick in zip(("a", "b"), papers_sentences, picks, strict=True)}}
-        for aspect in ASPECTS
-    ]
-    used = [sorted(i for i in pick.values() if i is not None) for pick in picks]
-    return table, used

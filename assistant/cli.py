@@ -86,9 +86,19 @@ def build_parser() -> argparse.ArgumentParser:
     summarize.add_argument("--venue", help="only papers of this venue")
     _answer_options(summarize)
 
-    compare = sub.add_parser("compare", help="compare two papers (by name, title, id or description)")
-    compare.add_argument("a", help="the first paper; '-' reads 'A | B' pairs from stdin (JSON lines out)")
-    compare.add_argument("b", nargs="?", help="the second paper")
+    compare = sub.add_parser("compare", help="compare 2 to 8 papers in one quoted table (by name, title, id or "
+                                             "description)")
+    compare.add_argument("papers", nargs="*", metavar="PAPER",
+                         help="2 to 8 papers; '-' reads one comparison per line from stdin, papers separated by "
+                              "'|' (JSON lines out)")
+    compare.add_argument("--aspects", help="comma-separated aspects, e.g. 'dataset, subjects, result' (default: "
+                                           "problem, approach, data, evaluation and results, limitations or scope); "
+                                           "a leading '+' adds them to the defaults")
+    compare.add_argument("--topic", metavar="ID", help="compare the papers of this topic (its 8 most typical)")
+    compare.add_argument("--query", help="compare the best papers for this search")
+    compare.add_argument("--k", type=int, help="papers to take from --query (2 to 8, default 5)")
+    compare.add_argument("--venue", help="--query: only papers of this venue; --topic: the map built for it")
+    compare.add_argument("--csv", type=Path, metavar="FILE", help="also write the table as CSV to FILE")
     _answer_options(compare)
 
     chat = sub.add_parser("chat", help="multi-turn chat on stdin: follow-ups may refer to earlier answers")
@@ -276,7 +286,7 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
     """Print an answer's events: sources first, tokens as they stream (on a
     terminal), then the checked answer with its references, and write the
     exports asked for (``index`` has the papers they need). Returns the result."""
-    from assistant.answer import Draft, Final, Routed, Sources, Token, Waiting
+    from assistant.answer import Draft, Final, Routed, Sources, Table, Token, Waiting
 
     as_json = batch or getattr(args, "json", False)
     live = not as_json and sys.stdout.isatty()
@@ -287,6 +297,9 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
             print(f"Waiting for the model ({ahead} ahead)…", file=sys.stderr, flush=True)
         if isinstance(event, Routed) and not as_json:
             print(f"Route: {event.kind} ({event.reason})", flush=True)
+        elif isinstance(event, Table) and live and not event.values:
+            print("Quoted from the abstracts (the model now adds short values):", flush=True)
+            _print_table(event.papers, event.table)
         elif isinstance(event, Draft) and live:
             print(f"Quoted while the model writes:\n{event.text}\n", flush=True)
         elif isinstance(event, Sources) and not as_json:
@@ -309,15 +322,19 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
 
 
 def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
-    """``--markdown`` and ``--bibtex``: the markdown's references cite the BibTeX keys."""
-    if not (getattr(args, "markdown", None) or getattr(args, "bibtex", None)):
+    """``--markdown``, ``--bibtex`` and (compare) ``--csv``: the markdown's
+    references cite the BibTeX keys."""
+    if not (getattr(args, "markdown", None) or getattr(args, "bibtex", None) or getattr(args, "csv", None)):
         return
+    from assistant.compare import to_csv
     from assistant.errors import StorageError
     from assistant.files import write_atomic
     from assistant.references import answer_exports
 
     markdown, bibtex = answer_exports(result, index.corpus.by_id)
-    for path, text in ((getattr(args, "markdown", None), markdown), (getattr(args, "bibtex", None), bibtex)):
+    table = to_csv(result.extra["papers"], result.extra["table"]) if "table" in result.extra else ""
+    for path, text in ((getattr(args, "markdown", None), markdown), (getattr(args, "bibtex", None), bibtex),
+                       (getattr(args, "csv", None), table)):
         if path is not None:
             try:
                 write_atomic(path, text)
@@ -334,8 +351,8 @@ def _print_answer(result: Any, streamed: str) -> None:
         print(result.answer)
     if result.quoted:
         print(f"({result.quoted_note()})")
-    for row in result.extra.get("table", []):
-        print(f"- {row['aspect']}: A: {row['a']}\n  {'':{len(row['aspect'])}}  B: {row['b']}")
+    if result.extra.get("table"):
+        _print_table(result.extra["papers"], result.extra["table"])
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
     if unsupported:
         print(f"({len(unsupported)} sentence(s) not supported by any abstract: {' | '.join(unsupported)})")
@@ -345,6 +362,19 @@ def _print_answer(result: Any, streamed: str) -> None:
         cited = s["n"] <= len(result.citations)
         if cited or result.abstained or not result.citations:
             print(f"[{s['n']}] {s['title']} — {s['venue']} ({s['paper_id']})")
+
+
+def _print_table(papers: list[dict[str, Any]], table: list[dict[str, Any]]) -> None:
+    """A comparison's table, aspect by aspect: each paper's value and the quote it rests on."""
+    from assistant.compare import cell_text
+
+    width = max(len(p["title"]) for p in papers)
+    for row in table:
+        print(f"\n{row['aspect']}:")
+        for paper, cell in zip(papers, row["cells"], strict=True):
+            quote = f"  “{cell['quote']}”" if cell["value"] else ""
+            print(f"  {paper['title']:<{width}}  {cell_text(cell)}{quote}")
+    print()
 
 
 def _assistant(args: argparse.Namespace) -> Any:
@@ -366,7 +396,7 @@ def _assistant(args: argparse.Namespace) -> Any:
 def _answer_command(args: argparse.Namespace, run: Any) -> int:
     """Shared driver of ask/summarize/compare: one input, or JSON lines from stdin."""
     assistant = _assistant(args)
-    first = args.question if hasattr(args, "question") else args.topic if hasattr(args, "topic") else args.a
+    first = args.question if hasattr(args, "question") else args.topic
     if first == "-":
         for line in sys.stdin:
             if line.strip():
@@ -389,23 +419,76 @@ def cmd_summarize(args: argparse.Namespace) -> int:
     return _answer_command(args, lambda a, q: a.summarize(q, venue=args.venue))
 
 
-def _pair(text: str, second: str | None) -> tuple[str, str]:
-    from assistant.errors import InputError
-
-    if second:
-        return text, second
+def _names(line: str) -> list[str]:
+    """The papers of one stdin line: 'A | B | C' (or tabs, or 'A vs B')."""
     for sep in ("|", "\t", " vs ", " versus "):
-        if sep in text:
-            a, b = (part.strip() for part in text.split(sep, 1))
-            if a and b:
-                return a, b
-    raise InputError(f"Name two papers to compare, e.g. `compare CSBrain REVE` (got '{text}').")
+        if sep in line:
+            return [part.strip() for part in line.split(sep) if part.strip()]
+    return [line.strip()]
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    if args.a != "-":
-        _pair(args.a, args.b)  # a missing second paper is an input error before any work
-    return _answer_command(args, lambda a, text: a.compare(*_pair(text, None if args.a == "-" else args.b)))
+    """Papers by name, or those of a topic or a search, compared on the
+    aspects asked for; every input problem is one line before the LLM starts."""
+    from assistant import compare
+    from assistant.errors import InputError
+
+    aspects = compare.parse_aspects(args.aspects)
+    sources = [bool(args.papers), args.topic is not None, args.query is not None]
+    if sum(sources) != 1:
+        raise InputError("Say which papers to compare: name 2 to 8 (`compare CSBrain REVE`), or give --topic ID "
+                         "or --query TEXT, one of the three.")
+    if args.k is not None and (args.query is None or not compare.MIN_PAPERS <= args.k <= compare.MAX_PAPERS):
+        raise InputError(f"--k goes with --query and takes {compare.MIN_PAPERS} to {compare.MAX_PAPERS} papers "
+                         f"(got {args.k}).")
+    if args.papers and args.papers != ["-"]:
+        compare.check_number(len(args.papers))
+    assistant = _assistant(args)
+    if args.papers == ["-"]:
+        for line in sys.stdin:
+            if line.strip():
+                _render(_compare_line(assistant, line, aspects), args, batch=True, index=assistant.index)
+                sys.stdout.flush()
+        return 0
+    if args.papers:
+        events = assistant.compare(*args.papers, aspects=aspects)
+    else:
+        papers, question = _topic_papers(args, assistant) if args.topic is not None else _query_papers(args, assistant)
+        events = assistant.compare_papers(papers, question, aspects)
+    _render(events, args, index=assistant.index)
+    return 0
+
+
+def _compare_line(assistant: Any, line: str, aspects: list[str]) -> Iterator[Any]:
+    """One stdin comparison; a bad line is its own JSON error, not the end of the batch."""
+    from assistant.errors import AssistantError
+
+    try:
+        yield from assistant.compare(*_names(line), aspects=aspects)
+    except AssistantError as exc:
+        _print_json({"question": line.strip(), "error": str(exc)})
+
+
+def _topic_papers(args: argparse.Namespace, assistant: Any) -> tuple[list[Any], str]:
+    """A topic's most typical papers (at most 8), said on stderr when it has more."""
+    from assistant import compare, topics
+
+    topic_map = topics.load(topics.topics_path(assistant.index.storage, args.venue), args.venue)
+    _, topic = topic_map.find(args.topic)
+    papers = topics.topic_papers(topic, assistant.index)
+    if len(papers) > compare.MAX_PAPERS:
+        print(f"note: topic {topic.topic_id} has {len(papers)} papers; comparing its {compare.MAX_PAPERS} most "
+              "typical.", file=sys.stderr)
+    return papers[: compare.MAX_PAPERS], f"Topic {topic.topic_id}: {topic.label}"
+
+
+def _query_papers(args: argparse.Namespace, assistant: Any) -> tuple[list[Any], str]:
+    from assistant.errors import InputError
+
+    if not args.query.strip():
+        raise InputError("The query is empty: say which papers to compare, e.g. --query \"EEG foundation models\".")
+    hits = assistant.retriever.search(args.query, k=args.k or 5, venue=args.venue)
+    return [h.paper for h in hits], args.query
 
 
 def cmd_chat(args: argparse.Namespace) -> int:

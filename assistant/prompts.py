@@ -78,7 +78,19 @@ COMPARE = """<sources>
 {sources}
 </sources>
 
-Compare paper [1] ({a}) with paper [2] ({b}) in {language}: three to five sentences on their key differences in problem, approach, data and results. Cite [1] or [2] after each sentence; a sentence about {a} cites [1], one about {b} cites [2]. Skip what an abstract does not say."""
+Compare these {count} papers ({papers}) in {language}: three to five sentences on what they share and their key differences in problem, approach, data and results. Cite the paper's number after each sentence; a sentence about one paper cites that paper only. Skip what an abstract does not say."""
+
+#: One table cell's short value, copied from the quote (the caller drops a
+#: value its quote does not hold). One cell per request: asked for several
+#: at once, the 1.5B model gave one cell's words for another.
+COMPARE_VALUE = """<sources>
+[1] {name}: {quote}
+</sources>
+
+Aspect: {aspect}
+Copy from source [1] the few words that state the {aspect} of {name}: a number with its unit, a name, or a phrase of at most {words} words, exactly as written. If source [1] does not state it, reply: none
+Example: for the source "FooNet runs at 40 frames per second on a phone." and the aspect "speed", the reply is: 40 frames per second
+Reply with the words only."""
 
 CONDENSE = """Conversation so far:
 {history}

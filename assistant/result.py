@@ -4,7 +4,8 @@ Each mode yields ``Routed`` (which path a chat message took), ``Sources``
 (the papers, before the model starts), ``Draft`` (quoted evidence, on
 screen at once), ``Waiting`` while other requests are ahead in the model's
 queue, ``Token`` deltas as the model writes, then ``Final`` with
-the checked answer. The CLI prints them and the UI renders them.
+the checked answer. A comparison first yields its ``Table`` twice: quoted
+cells at once, then with the short values the model found. The CLI prints them and the UI renders them.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from assistant.prompts import NOT_STATED
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,18 @@ class Waiting:
     one (repeated five times a second while it waits)."""
 
     ahead: int
+
+
+@dataclass(frozen=True)
+class Table:
+    """A comparison's table (``table`` as in the answer JSON): extractive
+    first, shown before any model call; ``values`` once the model's short
+    values are in (or it failed)."""
+
+    papers: list[dict[str, Any]]
+    aspects: list[str]
+    table: list[dict[str, Any]]
+    values: bool
 
 
 @dataclass(frozen=True)
@@ -97,10 +112,7 @@ class AnswerResult:
         if self.quoted:
             lines[2:2] = [f"> {self.quoted_note()}", ""]
         if self.extra.get("table"):
-            names = [p["title"] for p in self.extra["papers"]]
-            lines += [f"| aspect | {names[0]} | {names[1]} |", "|---|---|---|"]
-            lines += [f"| {row['aspect']} | {_cell(row['a'])} | {_cell(row['b'])} |" for row in self.extra["table"]]
-            lines.append("")
+            lines += [markdown_table(self.extra["papers"], self.extra["table"]), ""]
         lines += ["## References", ""]
         lines += [f"{s['n']}. {s['title']} — {s['venue']} (id `{s['paper_id']}`)"
                   + (f" [@{keys[s['paper_id']]}]" if s["paper_id"] in keys else "")
@@ -118,6 +130,35 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+#: Words of a quote shown in a one-line table cell.
+CELL_WORDS = 40
+
+
+def short(sentence: str) -> str:
+    """A quote cut to a table cell's length."""
+    words = sentence.split()
+    return " ".join(words[:CELL_WORDS]) + (" …" if len(words) > CELL_WORDS else "")
+
+
+def cell_text(cell: dict[str, Any]) -> str:
+    """What a cell says in one line: its value, else its quote, else "not stated"."""
+    if not cell["stated"]:
+        return NOT_STATED
+    return cell["value"] or short(cell["quote"])
+
+
+def markdown_table(papers: list[dict[str, Any]], table: list[dict[str, Any]]) -> str:
+    """A comparison's table as markdown: per cell the short value and the
+    quote it rests on, or "not stated"."""
+    lines = ["| aspect | " + " | ".join(_cell(p["title"]) for p in papers) + " |",
+             "|---" * (len(papers) + 1) + "|"]
+    for row in table:
+        cells = [(f"**{c['value']}** — " if c["value"] else "") + f"“{c['quote']}”" if c["stated"] else NOT_STATED
+                 for c in row["cells"]]
+        lines.append(f"| {_cell(row['aspect'])} | " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
 @dataclass(frozen=True)
 class Final:
     """The last event: the checked answer."""
@@ -125,4 +166,4 @@ class Final:
     result: AnswerResult
 
 
-Event = Routed | Sources | Draft | Waiting | Token | Final
+Event = Routed | Table | Sources | Draft | Waiting | Token | Final

@@ -4,7 +4,7 @@ built once per test session."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -107,3 +107,17 @@ def source_number(body: dict, name: str) -> int:
     match = re.search(rf"^\[(\d+)\] {re.escape(name)} \(", prompt, re.MULTILINE)
     assert match, f"{name} not among the sources:\n{prompt}"
     return int(match.group(1))
+
+
+def compare_replies(values: dict[str, dict[str, str]], narrative: str = "") -> Callable[[dict], str]:
+    """A scripted reply for a comparison: a value request (one per stated
+    cell) gets ``values[paper][aspect]`` ("none" when not given), every
+    other request gets ``narrative``."""
+    import re
+
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        asked = re.search(r"^\[1\] (.+?): .*\n</sources>\n\nAspect: (.+)$", prompt, re.MULTILINE)
+        return narrative if asked is None else values.get(asked.group(1), {}).get(asked.group(2), "none")
+
+    return reply

@@ -18,7 +18,7 @@ from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
 
-from .conftest import source_number
+from .conftest import compare_replies, source_number
 from .openai_server import ScriptedOpenAI
 
 SPINT_FACT = "SPINT is a Spatial Permutation-Invariant Neural Transformer framework for behavioral decoding"
@@ -127,7 +127,8 @@ def test_topic_no_paper_covers_has_no_sources(assistant: Assistant, server: Scri
 
 
 def test_compare_resolves_names_and_descriptions_and_fills_the_table(assistant: Assistant, server: ScriptedOpenAI) -> None:
-    server.reply("CSBrain uses cross-scale tokenization [1], while REVE uses a 4D positional encoding [2].")
+    server.set_default(compare_replies(
+        {}, "CSBrain uses cross-scale tokenization [1], while REVE uses a 4D positional encoding [2]."))
     result = run(assistant.compare("CSBrain", "the 4D positional encoding EEG model"))[1]
     assert [p["title"] for p in result.extra["papers"]] == ["CSBrain", "REVE"]
     table = {row["aspect"]: row for row in result.extra["table"]}
@@ -256,10 +257,10 @@ def test_follow_up_comparison_is_rewritten_then_routed(assistant: Assistant, ser
     server.reply(f"{SPINT_FACT} [1].")
     run(conversation.send("What is SPINT?"))
     server.reply("How does SPINT compare with POCO?")  # the rewrite
-    server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
+    server.set_default(compare_replies({}, f"{SPINT_FACT} [1]."))
     events, result = run(conversation.send("How does it compare with POCO?"))
     assert events[0].kind == "compare" and [p["title"] for p in result.extra["papers"]] == ["SPINT", "POCO"]
-    rewrite = server.requests[-2]["messages"]
+    rewrite = server.requests[1]["messages"]
     assert [m["role"] for m in rewrite] == ["system", "user"] and rewrite[0]["content"] == prompts.SYSTEM_PROMPT
 
 
@@ -273,8 +274,8 @@ def test_a_message_naming_its_papers_is_not_rewritten(assistant: Assistant, serv
 
 def test_another_papers_fact_under_a_papers_name_is_removed(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """The mix-up users met: REVE's data attributed to CSBrain, cited to REVE."""
-    server.reply("CSBrain uses over 60,000 hours of EEG data from 92 datasets [2]. "
-                 "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2].")
+    server.set_default(compare_replies({}, "CSBrain uses over 60,000 hours of EEG data from 92 datasets [2]. "
+                                           "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]."))
     result = run(assistant.compare("CSBrain", "REVE"))[1]
     assert "CSBrain uses over 60,000" not in result.answer and "REVE is pretrained on over 60,000" in result.answer
     first = result.support[0]
@@ -342,7 +343,8 @@ def test_list_items_and_paragraphs_survive_checking(assistant: Assistant, server
 
 
 def test_a_compare_sentence_that_claims_nothing_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
-    server.reply("REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]. Not stated [2].")
+    server.set_default(compare_replies({}, "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]. "
+                                           "Not stated [2]."))
     result = run(assistant.compare("CSBrain", "REVE"))[1]
     assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
 

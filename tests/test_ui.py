@@ -31,7 +31,7 @@ from assistant.index import PaperIndex
 from assistant.papers import load_papers
 from assistant.settings import Settings
 
-from .conftest import source_number
+from .conftest import compare_replies, source_number
 from .openai_server import ScriptedOpenAI
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -282,25 +282,58 @@ def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, se
     assert "Topic: EEG foundation models" in server.requests[-1]["messages"][-1]["content"]
 
 
-def test_compare_picked_in_the_pickers_renders_the_table(page: Page, server: ScriptedOpenAI) -> None:
+def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, server: ScriptedOpenAI) -> None:
+    values_gate, narrative_gate = threading.Event(), threading.Event()
+    values = compare_replies({"REVE": {"data": "60,000 hours", "subjects": "25,000 subjects"},
+                              "CSBrain": {"data": "16 datasets"}})
+
+    def reply(body: dict) -> str:
+        text = values(body)
+        (values_gate if text else narrative_gate).wait(10)  # the model "thinks" until the test has looked
+        return text or "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]."
+
     page.locator("#mode").get_by_text("Compare").click()
     expect(page.locator("#message")).to_be_hidden()
-    page.locator("#pick-a input").fill("zzqx unknown")
-    page.locator("#pick-a input").press("Enter")
-    pick(page, "#pick-b", "REV", "REVE")
+    server.set_default(reply)
+    pick(page, "#pick-papers", "REV", "REVE")
+    pick(page, "#pick-papers", "CSBr", "CSBrain")
+    pick(page, "#pick-papers", "CodeBr", "CodeBrain")
+    page.fill("#aspects textarea", "data, subjects")
+    page.click("#compare")
+    table = page.locator("#compare-table")
+    expect(table.locator(".compare.pending")).to_be_visible()  # quoted at once, before any value
+    expect(table.locator("thead th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
+    expect(table.locator("tbody th")).to_have_text(["data", "subjects"])
+    values_gate.set()
+    expect(table.locator(".compare.final")).to_be_visible()
+    reve_data = table.locator("tbody tr").first.locator("td").first
+    expect(reve_data.locator(".value")).to_have_text("60,000 hours")
+    assert "60,000 hours of EEG data" in (reve_data.get_attribute("title") or "")  # the quote on hover
+    expect(reve_data.locator("q")).to_be_hidden()
+    reve_data.locator("summary").click()  # and on expand
+    expect(reve_data.locator("q")).to_contain_text("we pretrain REVE on over 60,000 hours")
+    expect(table.locator("tbody tr").nth(1).locator("td").nth(1)).to_have_text("not stated")  # CSBrain subjects
+    narrative_gate.set()
+    bot = answered(page, 1)
+    expect(bot.locator("th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
+    expect(bot).to_contain_text("REVE is pretrained on over 60,000 hours")
+    expect(page.locator("#turn-1 .card .name")).to_have_text(["REVE", "CSBrain", "CodeBrain"])
+    for n in (1, 2, 3):  # the sentences the table quotes are marked in each card
+        expect(page.locator(f"#src-1-{n} mark")).not_to_have_count(0)
+    with page.expect_download() as download:
+        page.click("#export-csv")
+    rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "paper,venue,paper_id,data,data (quote),subjects,subjects (quote)" and len(rows) == 4
+    assert rows[1].startswith("REVE,NeurIPS 2025,") and ",25,000 subjects," in rows[1].replace('"', "")
+    with page.expect_download() as download:
+        page.click("#export")
+    exported = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "| aspect | REVE | CSBrain | CodeBrain |" in exported and "**25,000 subjects** — “" in exported
+    page.locator("#pick-papers input").fill("zzqx unknown")  # a name that matches nothing: one line, no table
+    page.locator("#pick-papers input").press("Enter")
     page.click("#compare")
     expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("No paper matches 'zzqx unknown'")
-    server.reply(echo)
-    pick(page, "#pick-a", "CSBr", "CSBrain")
-    page.click("#compare")
-    bot = answered(page, 1)
-    assert "Compare paper [1] (CSBrain) with paper [2] (REVE)" in server.requests[-1]["messages"][-1]["content"]
-    expect(bot.locator("th")).to_have_text(["aspect", "CSBrain", "REVE"])
-    expect(bot.locator("tbody tr")).to_have_count(5)
-    expect(bot.locator("tbody tr").first.locator("td").first).to_have_text("problem")
-    expect(page.locator("#turn-1 .card .name")).to_have_text(["CSBrain", "REVE"])
-    for n in (1, 2):  # the sentences the table quotes are marked in each card
-        expect(page.locator(f"#src-1-{n} mark")).not_to_have_count(0)
+    expect(table).to_be_hidden()
 
 
 def test_the_stylesheet_file_is_applied(page: Page) -> None:
@@ -320,12 +353,17 @@ def test_browse_filters_and_hands_a_paper_to_the_chat(page: Page) -> None:
     expect(reve).to_have_count(1)
     reve.click()
     expect(page.locator("#browse-detail .name")).to_have_text("REVE")
-    page.click("#as-b")
+    page.click("#add-compare")
     expect(page.locator("#mode input[value='Compare']")).to_be_checked()
-    expect(page.locator("#pick-b input")).to_have_value("REVE · NeurIPS 2025")
+    expect(page.locator("#pick-papers")).to_contain_text("REVE · NeurIPS 2025")
+    page.get_by_role("tab", name="Browse").click()
+    page.locator("#browse-table").get_by_role("gridcell", name="CSBrain", exact=True).click()
+    page.click("#add-compare")  # a second paper joins the first
+    expect(page.locator("#pick-papers")).to_contain_text("REVE · NeurIPS 2025")
+    expect(page.locator("#pick-papers")).to_contain_text("CSBrain · NeurIPS 2025")
     page.get_by_role("tab", name="Browse").click()
     page.click("#ask-about")
-    expect(page.locator("#message textarea")).to_have_value('What does "REVE" propose?')
+    expect(page.locator("#message textarea")).to_have_value('What does "CSBrain" propose?')
 
 
 def test_markup_in_abstracts_and_answers_stays_inert(
@@ -348,9 +386,9 @@ def test_markup_in_abstracts_and_answers_stays_inert(
         page.get_by_role("tab", name="Browse").click()
         page.locator("#browse-table [role=gridcell]", has_text="Injecto").first.click()
         expect(page.locator("#browse-detail .abstract")).to_contain_text('<a href="javascript:window.__xss=3">x</a>')
-        page.click("#as-a")
-        page.click("#pick-a input")  # the picker lists the name with its markup
-        expect(page.locator("#pick-a [role=option]").first).to_contain_text("<img src=x")
+        page.click("#add-compare")
+        page.click("#pick-papers input")  # the picker lists the name with its markup
+        expect(page.locator("#pick-papers [role=option]").first).to_contain_text("<img src=x")
         page.wait_for_timeout(300)  # time for any injected handler to have fired
         assert page.evaluate("typeof window.__xss") == "undefined"
         assert page.locator("img[src='x'], script:has-text('__xss'), a[href^='javascript:']").count() == 0
@@ -395,6 +433,12 @@ def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: S
         prompt = server.requests[-1]["messages"][-1]["content"]
         assert f"Topic: {biggest.label}" in prompt
         page.screenshot(path=tmp_path / "topics.png", full_page=True)
+        page.click("#compare-topic")
+        expect(page.locator("#mode input[value='Compare']")).to_be_checked()
+        by_id = {p.paper_id: p for p in PaperIndex(settings).papers()}
+        names = [by_id[pid].name for pid in biggest.papers[:8]]
+        for name in names:
+            expect(page.locator("#pick-papers")).to_contain_text(name)
         assert "Traceback" not in page.content()
 
 

@@ -68,16 +68,26 @@ def test_sources_section_marks_the_sentences_each_citation_rests_on() -> None:
 
 def test_a_comparison_marks_the_sentences_its_table_quotes() -> None:
     extra = {"papers": [{"paper_id": "id2", "title": "B"}, {"paper_id": "id1", "title": "A"}],
-             "table": [{"aspect": "data", "a": "Second sentence follows here.", "b": "not stated"}]}
+             "table": [{"aspect": "data", "cells": [
+                 {"paper_id": "id2", "value": None, "quote": "Second sentence follows here.", "stated": True},
+                 {"paper_id": "id1", "value": None, "quote": "", "stated": False}]}]}
     section = render.sources_section(1, "q", [source(1), source(2)], result("x", extra=extra))
     first, second = section.split('id="src-1-2"')
     assert "<mark>" not in first and "<mark>Second sentence   follows here.</mark>" in second
 
 
 def test_answer_message_carries_the_table_and_the_notes() -> None:
-    extra = {"papers": [{"title": "A|1"}, {"title": "B"}], "table": [{"aspect": "data", "a": "x | y", "b": "<i>z</i>"}]}
+    extra = {"papers": [{"title": "A|1"}, {"title": "B"}, {"title": "C"}], "table": [{"aspect": "data", "cells": [
+        {"paper_id": "1", "value": None, "quote": "x | y", "stated": True},
+        {"paper_id": "2", "value": "<i>z</i>", "quote": "the <i>z</i> quote", "stated": True},
+        {"paper_id": "3", "value": None, "quote": "", "stated": False}]}]}
     message = render.answer_message(result("Fact [1].", extra=extra), turn=1)
-    assert message.startswith("| aspect | A\\|1 | B |\n|---|---|---|\n| data | x \\| y | &lt;i&gt;z&lt;/i&gt; |")
+    assert message.startswith("| aspect | A\\|1 | B | C |\n|---|---|---|---|\n"
+                              "| data | x \\| y | &lt;i&gt;z&lt;/i&gt; | not stated |")
+    table = render.compare_table(extra["papers"], extra["table"], values=True, dropped=2)
+    assert '<strong class="value">&lt;i&gt;z&lt;/i&gt;</strong>' in table and "<i>" not in table
+    assert 'title="the &lt;i&gt;z&lt;/i&gt; quote"' in table and '<td class="unstated">not stated</td>' in table
+    assert "2 values not found in their quote dropped" in table and "<details open>" in table
     down = render.answer_message(result("Quoted [1].", extractive=True, error="LLM endpoint http://h/v1 failed."), 1)
     assert "The LLM failed:** LLM endpoint http://h/v1 failed." in down
     unsupported = [{"sentence": "Made up.", "citations": [], "supported": False, "evidence": None}]

@@ -16,7 +16,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,8 +28,8 @@ set_offline_env()  # before gradio is imported: it reads GRADIO_ANALYTICS_ENABLE
 import gradio as gr
 from fastapi.responses import JSONResponse
 
-from assistant import topics
-from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Token, Waiting
+from assistant import compare, topics
+from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Sources, Table, Token, Waiting
 from assistant.errors import AssistantError, ConfigError
 from assistant.papers import Paper
 from assistant.references import answer_exports
@@ -69,14 +69,14 @@ class Example:
     mode: str
     needs: tuple[str, ...]
     text: str = ""
-    a: str = ""
-    b: str = ""
+    papers: tuple[str, ...] = ()
 
 
 EXAMPLES = (
     Example("What is SPINT?", ASK, ("SPINT",), text="What is SPINT?"),
     Example("Summarize the EEG foundation model papers", SUMMARY, ("CSBrain", "REVE"), text="EEG foundation models"),
-    Example("Compare CSBrain vs REVE", COMPARE, ("CSBrain", "REVE"), a="CSBrain", b="REVE"),
+    Example("Compare the EEG foundation models", COMPARE, ("CSBrain", "REVE", "CodeBrain"),
+            papers=("CSBrain", "REVE", "CodeBrain")),
 )
 
 
@@ -175,14 +175,16 @@ class Exports:
     def __init__(self) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="paper-assistant-ui-")
 
-    def write(self, result: AnswerResult, papers: dict[str, Paper], session: Session) -> tuple[Path, Path]:
+    def write(self, result: AnswerResult, papers: dict[str, Paper], session: Session) -> tuple[Path, Path, Path]:
+        """The .md, .bib and (a comparison's table; empty otherwise) .csv files."""
         slug = re.sub(r"[^a-z0-9]+", "-", result.question.casefold()).strip("-")[:60] or "answer"
         session.drop_export()
         folder = session.export_dir = Path(tempfile.mkdtemp(dir=self._folder.name))
         markdown, bibtex = answer_exports(result, papers)
-        (folder / f"{slug}.md").write_text(markdown, encoding="utf-8")
-        (folder / f"{slug}.bib").write_text(bibtex, encoding="utf-8")
-        return folder / f"{slug}.md", folder / f"{slug}.bib"
+        table = compare.to_csv(result.extra["papers"], result.extra["table"]) if "table" in result.extra else ""
+        for suffix, text in ((".md", markdown), (".bib", bibtex), (".csv", table)):
+            (folder / f"{slug}{suffix}").write_text(text, encoding="utf-8")
+        return folder / f"{slug}.md", folder / f"{slug}.bib", folder / f"{slug}.csv"
 
 
 def close_session(session: Session | None) -> None:
@@ -224,13 +226,25 @@ def _label(catalog: Catalog, picked: str) -> str:
     return catalog.by_id[picked].name if picked in catalog.by_id else picked
 
 
+def _and(names: Iterable[str]) -> str:
+    """'A, B and C'."""
+    listed = list(names)
+    return ", ".join(listed[:-1]) + f" and {listed[-1]}" if len(listed) > 1 else "".join(listed)
+
+
 def _venue(value: str | None) -> str | None:
     return None if not value or value == ALL_VENUES else value
 
 
-#: The outputs of an answer, in order: chat, sources panel, markdown export
-#: button, BibTeX export button, session state, status line, question box.
-AnswerUpdate = tuple[Any, Any, Any, Any, Any, Any, Any]
+#: The outputs of an answer, in order: chat, sources panel, markdown, BibTeX
+#: and CSV export buttons, compare table, session state, status line, question box.
+ANSWER_OUTPUTS = ("chat", "sources", "export", "export_bib", "export_csv", "table", "session", "status", "message")
+AnswerUpdate = tuple[Any, ...]
+
+
+def _update(**values: Any) -> AnswerUpdate:
+    """An answer's outputs by name; the ones not given are left as they are."""
+    return tuple(values.get(name, gr.skip()) for name in ANSWER_OUTPUTS)
 
 
 class Handlers:
@@ -280,21 +294,22 @@ class Handlers:
                                                               if stale else "")
 
     # -- chat ----------------------------------------------------------------
-    def respond(self, mode: str, text: str, venue: str, a: str | None, b: str | None,
+    def respond(self, mode: str, text: str, venue: str, picked: list[str] | None, aspects: str | None,
                 session: Session | None, request: gr.Request) -> Iterator[AnswerUpdate]:
         """Stream one answer: the user's message, the cards as soon as the
         sources are known, its place in the model's queue while it waits, the
         reply as it is written, then the checked answer with linked citations,
-        highlighted cards and the export file. A new question in the same
-        session stops this one (and frees its place in the model's queue)."""
+        highlighted cards and the export files. A comparison shows its quoted
+        table first, then its values. A new question in the same session stops
+        this one (and frees its place in the model's queue)."""
         session = session or Session(self.assistant.conversation())
         catalog = self.current()
-        text, a, b = (text or "").strip(), (a or "").strip(), (b or "").strip()
-        if (mode == COMPARE and not (a and b)) or (mode != COMPARE and not text):
-            gr.Warning("Pick two papers to compare." if mode == COMPARE else "Type a question or topic first.")
-            yield (gr.skip(),) * 7
+        text, picked = (text or "").strip(), [p.strip() for p in picked or [] if p and p.strip()]
+        if (mode == COMPARE and len(picked) < 2) or (mode != COMPARE and not text):
+            gr.Warning("Pick at least two papers to compare." if mode == COMPARE else "Type a question or topic first.")
+            yield _update()
             return
-        question = {COMPARE: f"Compare {_label(catalog, a)} with {_label(catalog, b)}",
+        question = {COMPARE: f"Compare {_and(_label(catalog, p) for p in picked)}",
                     SUMMARY: f"Topic summary: {text}"}.get(mode, text)
         turn = len(session.sections) + 1
         reply = {"role": "assistant", "content": "_Searching the collection…_"}
@@ -302,27 +317,31 @@ class Handlers:
         stop = self._start(request.session_hash)
         yield self._progress(session, render.sources_section(turn, question, None), clear=True)
         streamed, ahead, shown = "", -1, 0.0
-        events = self._events(mode, text, _venue(venue), a, b, session)
+        events = self._events(mode, text, _venue(venue), picked, aspects, session)
         try:
             for event in events:
                 if stop.is_set():  # a new question in this session, or the tab closed
                     reply["content"] = render.stopped()
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                     return
-                if isinstance(event, Sources):
+                if isinstance(event, Table):
+                    reply["content"] = render.table_note(event)
+                    yield _update(chat=self._chat(session), table=gr.HTML(render.compare_table(event.papers,
+                                                                           event.table, event.values), visible=True))
+                elif isinstance(event, Sources):
                     reply["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
                 elif isinstance(event, Waiting) and (event.ahead != ahead or time.monotonic() - shown > 1):
                     ahead, shown = event.ahead, time.monotonic()  # a yield a second also lets Gradio see a closed tab
                     reply["content"] = render.waiting(ahead)
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                 elif isinstance(event, Draft) and not streamed:
                     reply["content"] = render.draft(event.text)
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                 elif isinstance(event, Token):
                     streamed += event.text
                     reply["content"] = render.streaming_text(streamed)
-                    yield (self._chat(session),) + (gr.skip(),) * 6
+                    yield _update(chat=self._chat(session))
                 elif isinstance(event, Final):
                     yield self._finish(event.result, mode, question, turn, session, catalog, reply)
         except AssistantError as exc:
@@ -357,9 +376,10 @@ class Handlers:
         if stop is not None:
             stop.set()
 
-    def _events(self, mode: str, text: str, venue: str | None, a: str, b: str, session: Session) -> Iterator[Any]:
+    def _events(self, mode: str, text: str, venue: str | None, picked: list[str], aspects: str | None,
+                session: Session) -> Iterator[Any]:
         if mode == COMPARE:
-            return self.assistant.compare(a, b)
+            return self.assistant.compare(*picked, aspects=compare.parse_aspects(aspects or None))
         if mode == SUMMARY:
             return self.assistant.summarize(text, venue=venue)
         return session.conversation.send(text, venue=venue, routed=mode == ASK)
@@ -370,12 +390,13 @@ class Handlers:
 
     def _progress(self, session: Session, current: str, clear: bool = False) -> AnswerUpdate:
         """The chat and the sources panel with the answer being written;
-        ``clear``: also hide the last export and empty the question box."""
+        ``clear``: also hide the last exports and table and empty the question box."""
         panel = render.sources_panel([*session.sections, current])
         if clear:
             hidden = gr.DownloadButton(visible=False)
-            return self._chat(session), panel, hidden, hidden, session, gr.skip(), ""
-        return self._chat(session), panel, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+            return _update(chat=self._chat(session), sources=panel, export=hidden, export_bib=hidden, export_csv=hidden,
+                           table=gr.HTML(visible=False), session=session, message="")
+        return _update(chat=self._chat(session), sources=panel)
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
                 catalog: Catalog, reply: dict[str, str]) -> AnswerUpdate:
@@ -384,29 +405,35 @@ class Handlers:
         reply["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
-        markdown, bibtex = self.exports.write(result, catalog.by_id, session)
-        return (self._chat(session), render.sources_panel(session.sections),
-                gr.DownloadButton(value=markdown, visible=True), gr.DownloadButton(value=bibtex, visible=True),
-                session, self.status.html(), gr.skip())
+        markdown, bibtex, table = self.exports.write(result, catalog.by_id, session)
+        compared = "table" in result.extra
+        return _update(chat=self._chat(session), sources=render.sources_panel(session.sections),
+                       export=gr.DownloadButton(value=markdown, visible=True),
+                       export_bib=gr.DownloadButton(value=bibtex, visible=True),
+                       export_csv=gr.DownloadButton(value=table, visible=compared),
+                       table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
+                                                          len(result.extra["dropped_values"])) if compared else "",
+                                     visible=compared),
+                       session=session, status=self.status.html())
 
     def _failed(self, message: str, session: Session, reply: dict[str, str]) -> AnswerUpdate:
         reply["content"] = render.error_message(message)
-        return (self._chat(session), render.sources_panel(session.sections), gr.skip(), gr.skip(), session, gr.skip(),
-                gr.skip())
+        return _update(chat=self._chat(session), sources=render.sources_panel(session.sections), session=session)
 
-    def fill(self, example: Example) -> Callable[[], tuple[str, str, str | None, str | None]]:
-        """A handler that puts ``example`` into the mode, question and pickers."""
+    def fill(self, example: Example) -> Callable[[], tuple[str, str, list[str]]]:
+        """A handler that puts ``example`` into the mode, question and picker."""
         by_name = self.catalog.by_name
-        return lambda: (example.mode, example.text, by_name.get(example.a), by_name.get(example.b))
+        return lambda: (example.mode, example.text, [by_name[name] for name in example.papers])
 
     @staticmethod
     def new_conversation(session: Session | None) -> tuple[Any, ...]:
         close_session(session)
-        return [], render.sources_panel([]), gr.DownloadButton(visible=False), gr.DownloadButton(visible=False), None
+        hidden = gr.DownloadButton(visible=False)
+        return [], render.sources_panel([]), hidden, hidden, hidden, gr.HTML(visible=False), None
 
     @staticmethod
     def mode_view(mode: str) -> tuple[Any, ...]:
-        return (gr.Row(visible=mode != COMPARE), gr.Row(visible=mode == COMPARE),
+        return (gr.Row(visible=mode != COMPARE), gr.Column(visible=mode == COMPARE),
                 gr.Textbox(placeholder=PLACEHOLDERS.get(mode, "")))
 
     def status_tick(self) -> tuple[str, gr.Timer]:
@@ -421,15 +448,18 @@ class Handlers:
         """A row picked: remember its paper, show it, enable its buttons."""
         paper = self.catalog.by_id.get(evt.row_value[-1]) if evt.row_value else None
         if paper is None:
-            return (gr.skip(),) * 5
-        return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 3)
+            return (gr.skip(),) * 4
+        return (paper.paper_id, render.paper_card(paper), *[gr.Button(interactive=True)] * 2)
 
     def ask_about(self, paper_id: str) -> tuple[Any, ...]:
         return gr.Tabs(selected="chat"), ASK, f'What does "{self.catalog.by_id[paper_id].name}" propose?'
 
     @staticmethod
-    def compare_as(paper_id: str) -> tuple[Any, ...]:
-        return gr.Tabs(selected="chat"), COMPARE, paper_id
+    def add_to_compare(paper_id: str, picked: list[str] | None) -> tuple[Any, ...]:
+        """The browsed paper added to the comparison's papers (at most 8: the
+        oldest pick makes room), and the chat shown in Compare mode."""
+        papers = [p for p in picked or [] if p != paper_id] + [paper_id]
+        return gr.Tabs(selected="chat"), COMPARE, papers[-compare.MAX_PAPERS:]
 
     # -- topics ------------------------------------------------------------------
     def topic_figure(self) -> Any:
@@ -437,6 +467,20 @@ class Handlers:
 
     def topic_rows(self) -> list[list[Any]]:
         return topics_view.topic_rows(self.topic_map) if self.topic_map else []
+
+    def pick_topic(self, evt: gr.SelectData) -> tuple[Any, Any]:
+        """A topic picked in the table: remember it for "Compare this topic"."""
+        topic_id = str(evt.row_value[1]) if evt.row_value else None
+        return topic_id, gr.Button(interactive=topic_id is not None)
+
+    def compare_topic(self, topic_id: str | None) -> tuple[Any, ...]:
+        """The picked topic's most typical papers (at most 8) in the compare picker."""
+        if self.topic_map is None or topic_id is None:
+            return gr.skip(), gr.skip(), gr.skip()
+        _, topic = self.topic_map.find(topic_id)
+        by_id = self.current().by_id
+        papers = [pid for pid in topic.papers if pid in by_id][: compare.MAX_PAPERS]
+        return gr.Tabs(selected="chat"), COMPARE, papers
 
     def topic_summary(self, evt: gr.SelectData) -> Iterator[tuple[Any, Any, Any]]:
         """A topic picked in the table: its papers at once, then its summary
@@ -487,14 +531,16 @@ class ChatTab:
     ask_row: gr.Row
     message: gr.Textbox
     send: gr.Button
-    compare_row: gr.Row
-    pick_a: gr.Dropdown
-    pick_b: gr.Dropdown
+    compare_row: gr.Column
+    picked: gr.Dropdown
+    aspects: gr.Textbox
     compare: gr.Button
+    table: gr.HTML
     examples: list[tuple[gr.Button, Example]]
     clear: gr.Button
     export: gr.DownloadButton
     export_bib: gr.DownloadButton
+    export_csv: gr.DownloadButton
     sources: gr.HTML
 
 
@@ -505,8 +551,7 @@ class BrowseTab:
     table: gr.Dataframe
     detail: gr.HTML
     ask: gr.Button
-    as_a: gr.Button
-    as_b: gr.Button
+    add: gr.Button
 
 
 def _chat_tab(h: Handlers) -> ChatTab:
@@ -524,21 +569,28 @@ def _chat_tab(h: Handlers) -> ChatTab:
             with gr.Row() as ask_row:
                 message = gr.Textbox(show_label=False, placeholder=PLACEHOLDERS[ASK], scale=5, elem_id="message")
                 send = gr.Button("Send", variant="primary", scale=1, elem_id="send")
-            with gr.Row(visible=False) as compare_row:
-                pick_a, pick_b = (gr.Dropdown(h.catalog.choices, value=None, label=f"Paper {side}", filterable=True,
-                                              allow_custom_value=True, elem_id=f"pick-{side.lower()}", scale=2)
-                                  for side in "AB")
-                compare = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
+            with gr.Column(visible=False) as compare_row:
+                with gr.Row():
+                    picked = gr.Dropdown(h.catalog.choices, value=[], multiselect=True, max_choices=compare.MAX_PAPERS,
+                                         label=f"Papers ({compare.MIN_PAPERS} to {compare.MAX_PAPERS}: type a name, "
+                                               "title or description)", filterable=True, allow_custom_value=True,
+                                         elem_id="pick-papers", scale=5)
+                    compare_button = gr.Button("Compare", variant="primary", scale=1, elem_id="compare")
+                aspects = gr.Textbox(label="Aspects (comma-separated; empty: problem, approach, data, evaluation and "
+                                           "results, limitations or scope; start with + to add to those)",
+                                     placeholder="e.g. dataset, subjects, channels, result", elem_id="aspects")
+            table = gr.HTML(visible=False, elem_id="compare-table")
             with gr.Row(visible=bool(h.examples)):
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
             with gr.Row():
                 clear = gr.Button("New conversation", size="sm")
                 export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
                 export_bib = gr.DownloadButton("BibTeX (.bib)", visible=False, size="sm", elem_id="export-bib")
+                export_csv = gr.DownloadButton("Table (.csv)", visible=False, size="sm", elem_id="export-csv")
         with gr.Column(scale=2):
             sources = gr.HTML(render.sources_panel([]), elem_id="sources")
-    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, pick_a, pick_b, compare, examples, clear,
-                   export, export_bib, sources)
+    return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, picked, aspects, compare_button, table,
+                   examples, clear, export, export_bib, export_csv, sources)
 
 
 def _browse_tab(h: Handlers) -> BrowseTab:
@@ -554,14 +606,14 @@ def _browse_tab(h: Handlers) -> BrowseTab:
                      elem_id="browse-detail")
     with gr.Row():
         ask = gr.Button("Ask about this paper", interactive=False, elem_id="ask-about")
-        as_a = gr.Button("Compare as paper A", interactive=False, elem_id="as-a")
-        as_b = gr.Button("Compare as paper B", interactive=False, elem_id="as-b")
-    return BrowseTab(venue, words, table, detail, ask, as_a, as_b)
+        add = gr.Button("Add to comparison", interactive=False, elem_id="add-compare")
+    return BrowseTab(venue, words, table, detail, ask, add)
 
 
 @dataclass
 class TopicsTab:
     table: gr.Dataframe
+    compare: gr.Button
     papers: gr.HTML
     summary: gr.Markdown
     sources: gr.HTML
@@ -578,13 +630,14 @@ def _topics_tab(h: Handlers) -> TopicsTab:
             table = gr.Dataframe(h.topic_rows(), headers=topics_view.TOPIC_HEADERS, interactive=False, wrap=True,
                                  max_height=620, column_widths=["24%", "9%", "30%", "9%", "28%"],
                                  elem_id="topic-table")
+            compare_topic = gr.Button("Compare this topic", interactive=False, elem_id="compare-topic")
     with gr.Row():
         with gr.Column(scale=3):
             papers = gr.HTML('<p class="pending">Pick a topic to list its papers.</p>', elem_id="topic-papers")
             summary = gr.Markdown(elem_id="topic-summary")
         with gr.Column(scale=2):
             sources = gr.HTML(elem_id="topic-sources")
-    return TopicsTab(table, papers, summary, sources)
+    return TopicsTab(table, compare_topic, papers, summary, sources)
 
 
 def build_app(assistant: Assistant) -> gr.Blocks:
@@ -597,7 +650,8 @@ def _blocks(h: Handlers) -> gr.Blocks:
     hidden: dict[str, Any] = {"show_progress": "hidden"}
     # Gradio copies every export it serves into its cache: drop copies older than an hour, hourly.
     with gr.Blocks(title="paper-assistant", analytics_enabled=False, delete_cache=EXPORT_CACHE) as demo:
-        session, selected = gr.State(None, delete_callback=close_session), gr.State(None)
+        session = gr.State(None, delete_callback=close_session)
+        selected, picked_topic = gr.State(None), gr.State(None)
         with gr.Row(equal_height=True):
             gr.HTML("<h1 style='margin:0'>paper-assistant</h1>", scale=0, min_width=220)
             status = gr.HTML(h.status.html(), elem_id="status")
@@ -611,27 +665,29 @@ def _blocks(h: Handlers) -> gr.Blocks:
                 topic_tab = _topics_tab(h)
 
         answer: dict[str, Any] = {
-            "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.pick_a, chat.pick_b, session],
-            "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, session, status, chat.message],
+            "fn": h.respond, "inputs": [chat.mode, chat.message, chat.venue, chat.picked, chat.aspects, session],
+            "outputs": [chat.chatbot, chat.sources, chat.export, chat.export_bib, chat.export_csv, chat.table, session,
+                        status, chat.message],
             # "multiple": a new question is sent while an answer is still written; respond() stops the older one
             "concurrency_id": "answer", "trigger_mode": "multiple", **hidden,
         }
-        gr.on([chat.message.submit, chat.send.click, chat.compare.click], **answer)
+        gr.on([chat.message.submit, chat.send.click, chat.compare.click, chat.aspects.submit], **answer)
         for button, example in chat.examples:
-            button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.pick_a, chat.pick_b],
+            button.click(h.fill(example), outputs=[chat.mode, chat.message, chat.picked],
                          **hidden).then(**answer)
         gr.on([chat.clear.click, chat.chatbot.clear], h.new_conversation, inputs=session,
-              outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, session], **hidden)
+              outputs=[chat.chatbot, chat.sources, chat.export, chat.export_bib, chat.export_csv, chat.table, session],
+              **hidden)
         chat.mode.change(h.mode_view, chat.mode, [chat.ask_row, chat.compare_row, chat.message], **hidden)
         demo.unload(h.unload)
         gr.on([demo.load, timer.tick], h.status_tick, outputs=[status, timer], **hidden)
         gr.on([browse.venue.change, browse.words.change], h.browse, [browse.venue, browse.words], browse.table,
               trigger_mode="always_last", **hidden)
-        browse.table.select(h.select, outputs=[selected, browse.detail, browse.ask, browse.as_a, browse.as_b],
-                            **hidden)
+        browse.table.select(h.select, outputs=[selected, browse.detail, browse.ask, browse.add], **hidden)
         browse.ask.click(h.ask_about, selected, [tabs, chat.mode, chat.message], **hidden)
-        browse.as_a.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_a], **hidden)
-        browse.as_b.click(h.compare_as, selected, [tabs, chat.mode, chat.pick_b], **hidden)
+        browse.add.click(h.add_to_compare, [selected, chat.picked], [tabs, chat.mode, chat.picked], **hidden)
+        topic_tab.table.select(h.pick_topic, outputs=[picked_topic, topic_tab.compare], **hidden)
+        topic_tab.compare.click(h.compare_topic, picked_topic, [tabs, chat.mode, chat.picked], **hidden)
         topic_tab.table.select(h.topic_summary, outputs=[topic_tab.papers, topic_tab.summary, topic_tab.sources],
                                concurrency_id="answer", **hidden)
     return demo

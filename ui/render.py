@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.chunking import sentences
 from assistant.papers import Paper
+from assistant.result import Table, cell_text
 
 if TYPE_CHECKING:  # the answer module pulls in LlamaIndex: not needed to render
     from assistant.answer import AnswerResult
@@ -80,11 +81,50 @@ def _table_cell(text: str) -> str:
     return chat_text(text).replace("|", r"\|").replace("\n", " ")
 
 
-def aspect_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, str]]) -> str:
-    """The compare table (aspect, paper A, paper B) as chat markdown."""
-    head = f"| aspect | {_table_cell(papers[0]['title'])} | {_table_cell(papers[1]['title'])} |"
-    body = [f"| {_table_cell(r['aspect'])} | {_table_cell(r['a'])} | {_table_cell(r['b'])} |" for r in rows]
-    return "\n".join([head, "|---|---|---|", *body])
+def aspect_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]]) -> str:
+    """The compare table (aspect, then one column per paper) as chat
+    markdown: each cell's short value, else its quote cut short, else "not
+    stated" (the full quotes are in the table below the chat)."""
+    head = "| aspect | " + " | ".join(_table_cell(p["title"]) for p in papers) + " |"
+    body = [f"| {_table_cell(r['aspect'])} | " + " | ".join(_table_cell(cell_text(c)) for c in r["cells"]) + " |"
+            for r in rows]
+    return "\n".join([head, "|---" * (len(papers) + 1) + "|", *body])
+
+
+def table_note(table: Table) -> str:
+    """The chat placeholder while a comparison's table fills."""
+    if table.values:
+        return "_Short values added below; writing the comparison…_"
+    return "_The table below quotes each abstract; the model is adding short values…_"
+
+
+def compare_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]], values: bool,
+                  dropped: int = 0) -> str:
+    """The comparison as an HTML table: each cell's short value with the
+    quote it rests on (on hover, and expanded on click; open where there is
+    no value), or "not stated"."""
+    head = "".join(f'<th scope="col">{esc(p["title"])}</th>' for p in papers)
+    body = []
+    for row in rows:
+        cells = []
+        for cell in row["cells"]:
+            if not cell["stated"]:
+                cells.append('<td class="unstated">not stated</td>')
+                continue
+            value = f'<strong class="value">{esc(cell["value"])}</strong>' if cell["value"] else ""
+            opened = "" if cell["value"] else " open"
+            cells.append(f'<td class="stated" title="{esc(cell["quote"])}">{value}<details{opened}>'
+                         f'<summary>quote</summary><q>{esc(cell["quote"])}</q></details></td>')
+        body.append(f'<tr><th scope="row">{esc(row["aspect"])}</th>{"".join(cells)}</tr>')
+    if not values:
+        caption = "Quoted from each abstract; the model is adding short values…"
+    else:
+        caption = "Each value is copied from the quote beside it and checked against it" + (
+            f"; {dropped} value{'' if dropped == 1 else 's'} not found in {'its' if dropped == 1 else 'their'} "
+            "quote dropped." if dropped else ".")
+    state = "final" if values else "pending"
+    return (f'<div class="compare {state}"><p class="caption">{esc(caption)}</p><table><thead><tr>'
+            f'<th scope="col">aspect</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
 #: How each route is named to the user.
@@ -171,9 +211,10 @@ def used_sentences(result: AnswerResult) -> dict[int, list[str]]:
         if s["supported"] and s["citations"] and s["evidence"]:
             used.setdefault(s["citations"][0], []).append(s["evidence"])
     number = {s["paper_id"]: s["n"] for s in result.sources}
-    for paper, side in zip(result.extra.get("papers", []), "ab", strict=False):
-        if paper["paper_id"] in number:
-            used.setdefault(number[paper["paper_id"]], []).extend(row[side] for row in result.extra["table"])
+    for row in result.extra.get("table", []):
+        for cell in row["cells"]:
+            if cell["stated"] and cell["paper_id"] in number:
+                used.setdefault(number[cell["paper_id"]], []).append(cell["quote"])
     return used
 
 

@@ -1,0 +1,319 @@
+"""Compare 2 to 8 papers in one table whose every cell is quoted.
+
+The table is built in three steps, each useful on its own:
+
+1. **Extractive cells**, at once and without a model: for each (paper,
+   aspect) the abstract's own sentence that states the aspect, or "not
+   stated". The default aspects use the cue words and the abstract's arc
+   (``assistant.aspects``); an aspect the user names is matched by its words
+   and by MiniLM similarity to the sentence.
+2. **Short values** ("60,000 hours", "92 datasets"): the LLM reads each
+   quote and copies the few words that state the aspect. A value whose
+   words and numbers are not in its quote is dropped, never shown: a small
+   model asked to fill a table invents and mixes papers up, so its output
+   is held to the quote beside it. (Letting its "none" turn a cell into
+   "not stated" was measured and dropped: the 1.5B model said none to
+   quotes that do state the aspect more often than to those that do not.)
+3. **A cited narrative** of what the papers share and how they differ,
+   through the same checked answer path as every answer.
+
+A model that fails at step 2 or 3 costs only that step: the extractive
+table is still there.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from assistant import prompts
+from assistant.aspects import ASPECTS, aspect_sentences
+from assistant.errors import InputError, LLMUnavailable, NotFound
+from assistant.evidence import Evidence, EvidenceSelector
+from assistant.lexical import tokenize
+from assistant.papers import Paper
+from assistant.result import Event, Table, cell_text, short
+from assistant.retrieve import Hit
+
+MIN_PAPERS, MAX_PAPERS = 2, 8
+MAX_ASPECTS = 10
+#: Longest aspect name accepted, in characters.
+MAX_ASPECT_CHARS = 60
+DEFAULT_ASPECTS = tuple(ASPECTS)
+#: A user's word for a default aspect: that aspect's cue-based picker fills it.
+SYNONYMS = {
+    "data": "data", "dataset": "data", "datasets": "data", "training data": "data", "corpus": "data",
+    "result": "evaluation and results", "results": "evaluation and results", "evaluation": "evaluation and results",
+    "evaluation and results": "evaluation and results", "performance": "evaluation and results",
+    "approach": "approach", "method": "approach", "methods": "approach",
+    "problem": "problem", "motivation": "problem",
+    "limitation": "limitations or scope", "limitations": "limitations or scope", "scope": "limitations or scope",
+    "limitations or scope": "limitations or scope",
+}
+#: A user's aspect is stated by a sentence holding at least this share of its
+#: (stemmed) words, or at least this MiniLM cosine to it.
+ASPECT_WORDS_SHARE = 0.5
+ASPECT_MIN_SIMILARITY = 0.45
+#: Words of an aspect that no sentence needs to repeat ("number of subjects").
+_FILLER = frozenset(tokenize("number amount count kind type used size"))
+#: Weight of the aspect's words against cosine when choosing among sentences.
+ASPECT_WORD_BONUS = 0.3
+#: Words of a short value at most; a longer reply is not a value.
+VALUE_WORDS = 12
+#: Tokens the model may spend on one value.
+VALUE_TOKENS = 32
+#: Share of a value's words that its quote must hold (all its numbers always).
+VALUE_IN_QUOTE = 0.75
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate((
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_MARKER = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")
+_NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
+                   re.IGNORECASE)
+
+
+@dataclass
+class Cell:
+    """One paper's entry for one aspect: its own sentence (or none), and the
+    short value the model found in that sentence, when it passed the check."""
+
+    paper_id: str
+    sentence: int | None
+    quote: str
+    value: str | None = None
+
+    @property
+    def stated(self) -> bool:
+        return self.sentence is not None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"paper_id": self.paper_id, "value": self.value, "quote": self.quote, "stated": self.stated}
+
+
+@dataclass
+class Grid:
+    """The table: aspects down, papers across, and the values the check dropped."""
+
+    papers: list[Paper]
+    aspects: list[str]
+    rows: list[list[Cell]]
+    dropped: list[dict[str, str]] = field(default_factory=list)
+    #: Why the model filled no (or not every) value, when it failed.
+    error: str | None = None
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """``[{"aspect", "cells": [...]}]``, plus today's ``a``/``b`` for two papers."""
+        table = []
+        for aspect, cells in zip(self.aspects, self.rows, strict=True):
+            row: dict[str, Any] = {"aspect": aspect, "cells": [c.to_json() for c in cells]}
+            if len(cells) == 2:
+                row |= {side: short(c.quote) if c.stated else prompts.NOT_STATED for side, c in zip("ab", cells)}
+            table.append(row)
+        return table
+
+    def event(self, values: bool) -> Table:
+        return Table(papers_json(self.papers), list(self.aspects), self.to_json(), values)
+
+    @property
+    def query(self) -> str:
+        return " vs ".join(p.name for p in self.papers)
+
+    def extra(self) -> dict[str, Any]:
+        """What a comparison adds to the answer JSON."""
+        return {"papers": papers_json(self.papers), "aspects": list(self.aspects), "table": self.to_json(),
+                "dropped_values": self.dropped, "values_error": self.error}
+
+
+def papers_json(papers: Sequence[Paper]) -> list[dict[str, str]]:
+    return [{"paper_id": p.paper_id, "title": p.name, "venue": p.venue} for p in papers]
+
+
+# -- input -------------------------------------------------------------------------
+def parse_aspects(text: str | None) -> list[str]:
+    """The aspects asked for: the defaults when none, the user's list (comma
+    or semicolon separated) instead of them, or added to them when it starts
+    with "+". A list with nothing usable in it is an error, not the defaults."""
+    if text is None:
+        return list(DEFAULT_ASPECTS)
+    extend = text.lstrip().startswith("+")
+    named = [" ".join(a.split()) for a in re.split(r"[,;\n]", text.lstrip().lstrip("+"))]
+    named = [a for a in named if a]
+    if not named:
+        raise InputError("The aspect list is empty: name what to compare, e.g. --aspects \"data, subjects, result\".")
+    for aspect in named:
+        if len(aspect) > MAX_ASPECT_CHARS or not re.search(r"[^\W\d_]{2}", aspect):
+            raise InputError(f"'{aspect[:MAX_ASPECT_CHARS]}' is not an aspect: use a few words like \"dataset\" "
+                             f"or \"number of subjects\" (at most {MAX_ASPECT_CHARS} characters).")
+    aspects = list(dict.fromkeys([*DEFAULT_ASPECTS, *named] if extend else named))
+    if len(aspects) > MAX_ASPECTS:
+        raise InputError(f"{len(aspects)} aspects is too many for one table: name at most {MAX_ASPECTS}.")
+    return aspects
+
+
+def check_number(count: int) -> None:
+    """2 to 8 papers, or a line that says what to change."""
+    if count < MIN_PAPERS:
+        raise InputError(f"Name at least {MIN_PAPERS} papers to compare, e.g. `compare CSBrain REVE` (got {count}).")
+    if count > MAX_PAPERS:
+        raise InputError(f"Compare at most {MAX_PAPERS} papers in one table (got {count}): leave some out.")
+
+
+def check_count(papers: Sequence[Paper]) -> None:
+    """2 to 8 different papers."""
+    check_number(len(papers))
+    ids = [p.paper_id for p in papers]
+    twice = next((p for i, p in enumerate(papers) if p.paper_id in ids[:i]), None)
+    if twice is not None:
+        raise InputError(f"{twice.name} is in the list twice: compare different papers.")
+
+
+def resolve(names: Sequence[str], resolve_one: Callable[[str], Paper]) -> list[Paper]:
+    """Each name resolved to its paper (an unknown or ambiguous one is an
+    error listing candidates); the same paper under two names is an error."""
+    check_number(len(names))
+    papers = [resolve_one(name) for name in names]
+    for i, paper in enumerate(papers):
+        for j in range(i):
+            if papers[j].paper_id == paper.paper_id:
+                raise NotFound(f"'{names[j]}' and '{names[i]}' are the same paper ({paper.name}): "
+                               "name different papers.")
+    return papers
+
+
+# -- the table -------------------------------------------------------------------------
+def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_vector: np.ndarray) -> int | None:
+    """The sentence stating a user's aspect: most of the aspect's words, or
+    close in meaning; the best by cosine plus a bonus for those words."""
+    words = set(tokenize(aspect)) - _FILLER or set(tokenize(aspect))
+    share = np.array([len(words & set(tokenize(s))) / len(words) if words else 0.0 for s in sents])
+    cosine = vectors @ aspect_vector
+    ok = (share >= ASPECT_WORDS_SHARE) | (cosine >= ASPECT_MIN_SIMILARITY)
+    if not ok.any():
+        return None
+    score = np.where(ok, cosine + ASPECT_WORD_BONUS * share, -np.inf)
+    return int(np.argmax(score))
+
+
+def extract(papers: list[Paper], aspects: list[str],
+            sentence_vectors: Callable[[Paper], tuple[list[str], np.ndarray]],
+            embed: Callable[[list[str]], np.ndarray]) -> Grid:
+    """The extractive table: each paper's sentence for each aspect, or none."""
+    custom = [a for a in aspects if a.casefold() not in SYNONYMS]
+    custom_vectors = dict(zip(custom, embed(custom), strict=True)) if custom else {}
+    columns = []
+    for paper in papers:
+        sents, vectors = sentence_vectors(paper)
+        cued = aspect_sentences(sents)
+        column = []
+        for aspect in aspects:
+            default = SYNONYMS.get(aspect.casefold())
+            i = cued[default] if default else _custom_sentence(aspect, sents, vectors, custom_vectors[aspect])
+            column.append(Cell(paper.paper_id, i, sents[i] if i is not None else ""))
+        columns.append(column)
+    return Grid(papers, aspects, [list(row) for row in zip(*columns, strict=True)])
+
+
+def value_in_quote(value: str, quote: str) -> bool:
+    """Whether ``value`` is stated by ``quote``: every number of it is in the
+    quote (number words count as digits, "60,000" as "60000") and most of its
+    words are, stemmed ("11 tasks" follows from "11 representative EEG tasks")."""
+    value_numbers, quote_numbers = _numbers(value), _numbers(quote)
+    if not value_numbers <= quote_numbers:
+        return False
+    words = [w for w in tokenize(_digits(value)) if not _NUMBER.fullmatch(w)]
+    quote_words = set(tokenize(_digits(quote)))
+    if not words:
+        return bool(value_numbers)
+    return sum(w in quote_words for w in words) >= VALUE_IN_QUOTE * len(words)
+
+
+def _digits(text: str) -> str:
+    return re.sub(r"[A-Za-z]+", lambda m: _NUMBER_WORDS.get(m.group(0).casefold(), m.group(0)), text)
+
+
+def _numbers(text: str) -> set[str]:
+    """The numbers of ``text``, "60,000" and "60, 000" (a model's spacing) as "60000"."""
+    joined = re.sub(r"(?<=\d),\s?(?=\d{3}\b)", "", _digits(text))
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(joined)}
+
+
+def clean_value(raw: str) -> str | None:
+    """A reply made a value: its first line, quotes, citation markers and a
+    final period stripped; "none" (or a refusal) is None; a sentence is no
+    value either."""
+    first = (raw.strip().splitlines() or [""])[0]
+    value = _MARKER.sub("", first).strip().rstrip(".").strip("\"'“”‘’`* ").rstrip(".").strip()
+    return None if not value or _NONE.match(value) or len(value.split()) > VALUE_WORDS else value
+
+
+def fill_values(grid: Grid, ask: Callable[[str], str]) -> str | None:
+    """Each stated cell's value from the model (one short request per cell),
+    held to its quote. Returns the failure that stopped it, if one did: the
+    cells filled so far keep their values, the rest keep their quotes."""
+    for p, paper in enumerate(grid.papers):
+        for aspect, row in zip(grid.aspects, grid.rows, strict=True):
+            cell = row[p]
+            if not cell.stated:
+                continue
+            try:
+                value = clean_value(ask(prompts.COMPARE_VALUE.format(name=paper.name, quote=cell.quote, aspect=aspect,
+                                                                     words=VALUE_WORDS)))
+            except LLMUnavailable as exc:
+                return str(exc)
+            if value is None:
+                continue  # the quote stays, without a value
+            if value_in_quote(value, cell.quote):
+                cell.value = value
+            else:
+                grid.dropped.append({"paper_id": paper.paper_id, "aspect": aspect, "value": value})
+    return None
+
+
+# -- the comparison ----------------------------------------------------------------------
+def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str],
+           ask: Callable[[str], str]) -> Generator[Event, None, Grid]:
+    """The extractive table at once, then the same table with the values
+    the model found (``ask`` sends it one prompt); returns the final table."""
+    check_count(papers)
+    grid = extract(papers, aspects, selector.sentence_vectors, selector.embedder.embed)
+    yield grid.event(values=False)
+    grid.error = fill_values(grid, ask)
+    yield grid.event(values=True)
+    return grid
+
+
+def evidence(selector: EvidenceSelector, grid: Grid) -> list[Evidence]:
+    """Each paper as a source whose quoted sentences are its table cells: the
+    model writes the narrative from what the table shows."""
+    hits = [Hit(p, 1.0, 1.0, True) for p in grid.papers]
+    chosen = selector.select(" ".join(p.name for p in grid.papers), hits, 1, 0)
+    for p, e in enumerate(chosen):
+        e.chosen = sorted({i for row in grid.rows if (i := row[p].sentence) is not None}) or e.chosen
+    return chosen
+
+
+def listing(evidence: list[Evidence]) -> str:
+    """'[1] CSBrain, [2] REVE': the papers as the narrative prompt names them."""
+    return ", ".join(f"[{e.n}] {e.paper.name}" for e in evidence)
+
+
+# -- exports ---------------------------------------------------------------------------
+def to_csv(papers: Sequence[dict[str, Any]], table: Sequence[dict[str, Any]]) -> str:
+    """The table for a spreadsheet: one row per paper; per aspect its value
+    (or "not stated") and the quote it rests on."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["paper", "venue", "paper_id", *[f"{row['aspect']}{part}" for row in table
+                                                     for part in ("", " (quote)")]])
+    for p, paper in enumerate(papers):
+        cells = [row["cells"][p] for row in table]
+        writer.writerow([paper["title"], paper["venue"], paper["paper_id"],
+                         *[text for c in cells for text in (cell_text(c), c["quote"])]])
+    return out.getvalue()

@@ -1,0 +1,236 @@
+"""Comparing 2 to 8 papers: the quoted table first, values held to their
+quotes, the narrative, exports and bad input; against the seed index and a
+real scripted OpenAI-protocol server, through the library and the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assistant import compare, prompts
+from assistant.answer import Assistant, Final, Sources, Table, Token
+from assistant.errors import InputError, NotFound
+from assistant.index import PaperIndex
+from assistant.result import AnswerResult
+from assistant.settings import Settings
+
+from .conftest import compare_replies
+from .openai_server import ScriptedOpenAI
+from .test_cli import run_cli
+from .test_cli_answer import env_for
+
+EEG = ("CSBrain", "REVE", "CodeBrain", "EvoBrain", "SPINT")
+NARRATIVE = "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]."
+
+
+def run(events) -> tuple[list, AnswerResult]:
+    collected = list(events)
+    assert isinstance(collected[-1], Final)
+    return collected, collected[-1].result
+
+
+def cell(result: AnswerResult, aspect: str, name: str) -> dict:
+    column = [p["title"] for p in result.extra["papers"]].index(name)
+    return next(r for r in result.extra["table"] if r["aspect"] == aspect)["cells"][column]
+
+
+def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assistant: Assistant,
+                                                                          server: ScriptedOpenAI) -> None:
+    seen_requests: list[int] = []
+    server.set_default(compare_replies({
+        "REVE": {"data": "over 60,000 hours of EEG data from 92 datasets", "number of downstream tasks": "10 tasks"},
+        "CSBrain": {"data": "16 datasets", "number of downstream tasks": "eleven tasks"},
+        "CodeBrain": {"data": "500 hours of EEG [3]"},  # not in its quote: dropped
+    }, NARRATIVE))
+
+    def events():
+        for event in assistant.compare(*EEG, aspects=["data", "number of downstream tasks"]):
+            if isinstance(event, Table):
+                seen_requests.append(len(server.requests))
+            yield event
+
+    collected, result = run(events())
+    tables = [e for e in collected if isinstance(e, Table)]
+    assert [t.values for t in tables] == [False, True] and seen_requests[0] == 0  # the table came before any call
+    assert all(c["value"] is None for row in tables[0].table for c in row["cells"])
+    assert collected.index(tables[1]) < next(i for i, e in enumerate(collected) if isinstance(e, Sources | Token))
+    assert [p["title"] for p in result.extra["papers"]] == list(EEG)
+    assert result.extra["aspects"] == ["data", "number of downstream tasks"]
+    reve = cell(result, "data", "REVE")
+    assert reve == {"paper_id": reve["paper_id"], "value": "over 60,000 hours of EEG data from 92 datasets",
+                    "quote": reve["quote"], "stated": True}
+    assert "60,000 hours" in reve["quote"] and reve["quote"] in result.sources[0]["abstract"] + " ".join(
+        s["abstract"] for s in result.sources)
+    assert cell(result, "data", "CSBrain")["value"] == "16 datasets"
+    assert cell(result, "number of downstream tasks", "CSBrain")["value"] == "eleven tasks"  # "11 … tasks"
+    assert cell(result, "data", "CodeBrain")["value"] is None and "largest public EEG corpus" in cell(
+        result, "data", "CodeBrain")["quote"]
+    assert result.extra["dropped_values"] == [{"paper_id": cell(result, "data", "CodeBrain")["paper_id"],
+                                               "aspect": "data", "value": "500 hours of EEG"}]
+    assert cell(result, "data", "EvoBrain") == {"paper_id": cell(result, "data", "EvoBrain")["paper_id"],
+                                                "value": None, "quote": "", "stated": False}
+    assert all(set(row) == {"aspect", "cells"} for row in result.extra["table"])  # a/b only for two papers
+    narrative = server.requests[-1]["messages"][-1]["content"]
+    assert "Compare these 5 papers ([1] CSBrain, [2] REVE, [3] CodeBrain, [4] EvoBrain, [5] SPINT)" in narrative
+    assert "60,000 hours of EEG data from 92 datasets" in narrative  # the model reads the table's sentences
+    assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+    values_asked = [r for r in server.requests if "\nAspect: " in r["messages"][-1]["content"]]
+    stated = sum(c["stated"] for row in tables[0].table for c in row["cells"])
+    assert len(values_asked) == stated and all(not r.get("stream") for r in values_asked)  # one per stated cell
+    assert {r["max_tokens"] for r in values_asked} == {compare.VALUE_TOKENS}
+
+
+def test_two_papers_keep_the_a_and_b_fields_and_default_aspects(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({"CSBrain": {"approach": "CSBrain"}}, NARRATIVE))
+    result = run(assistant.compare("CSBrain", "the 4D positional encoding EEG model"))[1]
+    assert result.extra["aspects"] == list(compare.DEFAULT_ASPECTS)
+    table = {row["aspect"]: row for row in result.extra["table"]}
+    assert "we propose CSBrain" in table["approach"]["a"] and table["approach"]["cells"][0]["value"] == "CSBrain"
+    assert "60,000 hours" in table["data"]["b"] and table["limitations or scope"]["a"] == prompts.NOT_STATED
+    markdown = result.to_markdown()
+    assert "| aspect | CSBrain | REVE |" in markdown and "**CSBrain** — “" in markdown
+
+
+def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({"REVE": {"code release": "none"}}, NARRATIVE))
+    result = run(assistant.compare("CSBrain", "REVE", aspects=["code release", "quantum error correction codes"]))[1]
+    code, quantum = result.extra["table"]
+    assert not code["cells"][0]["stated"] and code["cells"][1]["value"] is None  # "none": the quote stays, no value
+    assert "We release code" in code["cells"][1]["quote"] and code["b"].startswith("We release code")
+    assert [c["stated"] for c in quantum["cells"]] == [False, False]
+    assert quantum["a"] == quantum["b"] == prompts.NOT_STATED
+
+
+def test_an_llm_that_fails_mid_table_keeps_the_quoted_table(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    def first_value_then_down(body: dict) -> str:
+        server.fail("500", times=20)  # every later request fails
+        return compare_replies({"CSBrain": {"data": "16 datasets"}})(body)
+
+    server.reply(first_value_then_down)
+    result = run(assistant.compare("CSBrain", "REVE", "CodeBrain", aspects=["data"]))[1]
+    assert cell(result, "data", "CSBrain")["value"] == "16 datasets"
+    assert cell(result, "data", "REVE")["value"] is None and "60,000 hours" in cell(result, "data", "REVE")["quote"]
+    assert "HTTP 500" in result.extra["values_error"] and result.extractive and "HTTP 500" in (result.error or "")
+    assert result.citations  # the quoted answer still cites its papers
+
+
+@pytest.mark.parametrize(("names", "error", "message"), [
+    (["CSBrain"], InputError, "Name at least 2 papers"),
+    (["CSBrain", "REVE", "csbrain"], NotFound, "'CSBrain' and 'csbrain' are the same paper"),
+    (["SPINT", "POCO", "REVE", "CSBrain", "HEIST", "RIGNO", "AGM", "MiCRo", "SnS"], InputError, "at most 8 papers"),
+    (["CSBrain", "EEG"], NotFound, "ambiguous"),
+])
+def test_bad_paper_lists_are_one_line_errors(assistant: Assistant, server: ScriptedOpenAI, names: list[str],
+                                             error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        list(assistant.compare(*names))
+    assert server.requests == []
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "aspect list is empty"), (" , ;", "aspect list is empty"), ("data, !!!", "'!!!' is not an aspect"),
+    ("x" * 80, "is not an aspect"), (", ".join(f"aspect {c}" for c in "abcdefghijk"), "11 aspects is too many"),
+])
+def test_bad_aspect_lists_are_one_line_errors(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        compare.parse_aspects(text)
+
+
+def test_aspects_replace_or_extend_the_defaults() -> None:
+    assert compare.parse_aspects(None) == list(compare.DEFAULT_ASPECTS)
+    assert compare.parse_aspects("dataset;  number of  subjects, dataset") == ["dataset", "number of subjects"]
+    assert compare.parse_aspects("+channels") == [*compare.DEFAULT_ASPECTS, "channels"]
+
+
+@pytest.mark.parametrize(("value", "quote", "held"), [
+    ("11 tasks", "Extensive experiments across 11 representative EEG tasks and 16 datasets.", True),
+    ("eleven tasks", "Experiments across 11 representative EEG tasks.", True),
+    ("60000 hours", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", True),
+    ("100, 000 research papers", "Leveraging a corpus of 100,000 research papers", True),
+    ("92 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", True),
+    ("93 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", False),
+    ("a diffusion model", "we pretrain REVE on over 60,000 hours of EEG data", False),
+])
+def test_a_value_must_be_in_its_quote(value: str, quote: str, held: bool) -> None:
+    assert compare.value_in_quote(value, quote) is held
+
+
+@pytest.mark.parametrize(("reply", "value"), [
+    ('"16 datasets" [1].', "16 datasets"), ("none", None), ("None.", None), ("not stated", None),
+    ("16 datasets\nThe quote also says more.", "16 datasets"),
+    ("The quote does not say anything about which data or subjects the authors used at all", None),
+])
+def test_a_reply_is_cleaned_into_a_value(reply: str, value: str | None) -> None:
+    assert compare.clean_value(reply) == value
+
+
+def test_cli_many_papers_json_csv_and_markdown(server: ScriptedOpenAI, seed_settings: Settings,
+                                               tmp_path: Path) -> None:
+    server.set_default(compare_replies({"REVE": {"subjects": "25,000 subjects"}}, NARRATIVE))
+    table, markdown = tmp_path / "table.csv", tmp_path / "answer.md"
+    result = run_cli("compare", "CSBrain", "REVE", "CodeBrain", "--aspects", "data, subjects", "--json",
+                     "--csv", str(table), "--markdown", str(markdown), env=env_for(server, seed_settings))
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["mode"] == "compare" and payload["aspects"] == ["data", "subjects"]
+    assert [p["title"] for p in payload["papers"]] == ["CSBrain", "REVE", "CodeBrain"]
+    assert {"answer", "citations", "sources", "table", "papers"} <= set(payload)
+    rows = list(csv.reader(io.StringIO(table.read_text(encoding="utf-8"))))
+    assert rows[0] == ["paper", "venue", "paper_id", "data", "data (quote)", "subjects", "subjects (quote)"]
+    assert [r[0] for r in rows[1:]] == ["CSBrain", "REVE", "CodeBrain"]
+    assert rows[2][5] == "25,000 subjects" and "25,000 subjects" in rows[2][6] and rows[1][5] == "not stated"
+    assert "| aspect | CSBrain | REVE | CodeBrain |" in markdown.read_text(encoding="utf-8")
+
+
+def test_cli_compares_the_papers_of_a_search_or_a_topic(server: ScriptedOpenAI, seed_settings: Settings,
+                                                        tmp_path: Path) -> None:
+    from assistant import topics
+
+    server.set_default(compare_replies({}, NARRATIVE))
+    env = env_for(server, seed_settings)
+    found = run_cli("compare", "--query", "EEG foundation models", "--k", "3", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    assert {"CSBrain", "REVE"} <= {p["title"] for p in json.loads(found.stdout)["papers"]}
+    assert len(json.loads(found.stdout)["papers"]) == 3
+    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    settings = Settings(storage=tmp_path / "storage")
+    topic_map, _ = topics.build(PaperIndex(settings), progress=False)
+    topics.save(topic_map, topics.topics_path(settings.resolved_storage(), None))
+    biggest = max((t for a in topic_map.areas for t in a.topics), key=lambda t: t.size)
+    shown = run_cli("compare", "--topic", biggest.topic_id, "--json", env={**env, "PAPER_ASSISTANT_STORAGE":
+                                                                         str(tmp_path / "storage")})
+    assert shown.returncode == 0, shown.stderr
+    assert [p["paper_id"] for p in json.loads(shown.stdout)["papers"]] == biggest.papers[:8]
+    assert (f"has {biggest.size} papers; comparing its 8 most typical" in shown.stderr) == (biggest.size > 8)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["CSBrain"], "Name at least 2 papers"),
+    (["SPINT", "POCO", "REVE", "CSBrain", "HEIST", "RIGNO", "AGM", "MiCRo", "SnS"], "at most 8 papers"),
+    (["CSBrain", "REVE", "--aspects", " , "], "aspect list is empty"),
+    (["--query", "EEG", "--k", "9"], "--k goes with --query and takes 2 to 8"),
+    (["CSBrain", "REVE", "--query", "EEG"], "one of the three"),
+    ([], "one of the three"),
+    (["--topic", "9.9"], "No topic map"),
+])
+def test_cli_bad_input_is_one_line(server: ScriptedOpenAI, seed_settings: Settings, args: list[str],
+                                   message: str) -> None:
+    result = run_cli("compare", *args, env=env_for(server, seed_settings))
+    assert result.returncode == 1 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stdout == ""
+    assert server.requests == []
+
+
+def test_cli_reads_comparisons_from_stdin(server: ScriptedOpenAI, seed_settings: Settings) -> None:
+    server.set_default(compare_replies({}, NARRATIVE))
+    result = run_cli("compare", "-", "--aspects", "data", stdin="CSBrain | REVE | CodeBrain\nCSBrain | zzzz qqqq\n",
+                     env=env_for(server, seed_settings))
+    assert result.returncode == 0, result.stderr
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert len(first["papers"]) == 3 and first["table"][0]["aspect"] == "data"
+    assert second["error"].startswith("No paper matches 'zzzz qqqq'")
