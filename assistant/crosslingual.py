@@ -90,5 +90,7 @@ class TranslationCache:
 def llm_query(question: str, english: str) -> str:
     """The search query from the LLM's reply: its first line, plus the
     question's Latin-script words (names the model may have dropped)."""
-    first = english.strip().splitlines()[0] if english.strip() else ""
+    first = english.strip().splitlines()[0].strip('"“”') if english.strip() else ""
+    if has_cjk(first):  # a small model sometimes answers in Chinese ("EEG基础模型的论文"): its terms, then
+        first = dictionary_query(first)
     return " ".join(dict.fromkeys([first, *_LATIN.findall(question)])).strip() or dictionary_query(question)

@@ -23,6 +23,7 @@ import numpy as np
 from assistant.evaluation import load_gold
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex
+from assistant.intent import topic_of
 from assistant.retrieve import PaperRetriever
 from assistant.settings import Settings
 
@@ -45,8 +46,9 @@ def main() -> None:
     position = {p.paper_id: i for i, p in enumerate(papers)}
     gold = [q for q in load_gold(ROOT / "eval" / "gold" / f"{args.split}.jsonl") if q.keys]
     sides = []
-    for q in gold:
-        scope = retriever.scope(q.question)
+    topical = [len(q.keys) > 1 and q.intent in ("summarize", "list") for q in gold]
+    for q, is_topic in zip(gold, topical, strict=True):
+        scope = retriever.scope(topic_of(q.question) if is_topic else q.question)
         allowed = np.asarray(retriever.allowed(scope.venue, scope.year))
         where = retriever._where({papers[i].venue for i in allowed}, scope.year, len(allowed) < len(papers))
         vector = index.embedder.get_query_embedding(scope.query)
@@ -67,6 +69,23 @@ def main() -> None:
                 rows.append((rank == 1, rank is not None and rank <= 5, 1 / rank if rank else 0.0))
             hit1, hit5, mrr = (statistics.fmean(float(r[i]) for r in rows) for i in range(3))
             print(f"{k:5g}  {weights:>10}  {hit1:.3f}  {hit5:.3f}  {mrr:.3f}")
+    settings = Settings()
+    fusion, most = Fusion.from_settings(settings), settings.topic_max_papers
+    print(f"\nTopic and list questions ({sum(topical)}): recall of the gold papers among the {most} a summary "
+          "covers, by candidate rule (the settings' fusion)")
+    for window in (settings.topic_window, 0.25, 1.0):
+        for pool in (3 * most, most):
+            recalls = []
+            for q, (dense, bm25, allowed, named), is_topic in zip(gold, sides, topical, strict=True):
+                if not is_topic:
+                    continue
+                ranked = [i for i, _ in fusion.fuse(dense, bm25, allowed, named)[:pool]]
+                best = max((dense.get(i, 0.0) for i in ranked), default=0.0)
+                cutoff = max(settings.topic_min_similarity if window < 1 else -1.0, best - window)
+                kept = [i for i in ranked if i in named or dense.get(i, 0.0) >= cutoff][:most]
+                recalls.append(len({papers[i].key for i in kept} & set(q.keys)) / len(q.keys))
+            label = "no cut-off" if window >= 1 else f"cosine window {window}, floor {settings.topic_min_similarity}"
+            print(f"  fused top {pool:3d}, {label}: recall@{most} {statistics.fmean(recalls):.3f}")
 
 
 if __name__ == "__main__":

@@ -114,6 +114,8 @@ def test_llm_translation_is_cached_and_falls_back_to_the_dictionary(answer_setti
     assert len(server.requests) == 1  # the second came from the cache
     cached = json.loads((answer_settings.resolved_storage() / "translations.json").read_text(encoding="utf-8"))
     assert cached["test-model\t异质突触的脉冲网络"] == "spiking neural networks with heterogeneous synapses"
+    server.reply("脑电基础模型的论文")  # a small model's "translation" still in Chinese: its terms are looked up
+    assert assistant.translate("哪些论文提出了脑电基础模型？") == "EEG electroencephalography foundation model paper"
     server.fail("500")
     server.fail("500")
     assert "spiking" in assistant.translate("脉冲神经网络的论文")  # LLM down: the dictionary
