@@ -26,6 +26,7 @@ from assistant import compare, intent, prompts
 from assistant.aspects import gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
+from assistant.crosslingual import TranslationCache, dictionary_query, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
@@ -33,7 +34,7 @@ from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.papers import Paper
 from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Table, Token, Waiting
-from assistant.retrieve import Hit, PaperRetriever
+from assistant.retrieve import Hit, PaperRetriever, Scope
 from assistant.settings import Settings
 
 __all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Table",
@@ -46,8 +47,6 @@ RETRY_ENDPOINT_AFTER_S = 30.0
 #: Seconds a request waits for another one that is starting the LLM endpoint,
 #: before it answers extractively instead.
 LLM_START_WAIT_S = 10.0
-#: A hit enters the prompt when its fused score is at least this share of the best.
-FOCUS_RELATIVE = 0.3
 #: Longest search query or rewritten follow-up the model may write (tokens).
 SHORT_REPLY_TOKENS = 40
 #: Longest sentence the model may copy from a source (tokens).
@@ -61,10 +60,10 @@ def language_of(text: str) -> str:
     return "Chinese" if _CJK.search(text) else "English"
 
 
-def _focus(hits: list[Hit]) -> list[Hit]:
-    """Drop hits far weaker than the best: distractors cost a small model
-    prompt time and accuracy."""
-    return [h for h in hits if h.score >= FOCUS_RELATIVE * hits[0].score] if hits else hits
+def _focus(hits: list[Hit], share: float) -> list[Hit]:
+    """Drop hits far weaker than the best (under ``share`` of its score):
+    distractors cost a small model prompt time and accuracy."""
+    return [h for h in hits if h.score >= share * hits[0].score] if hits else hits
 
 
 def _ms(start: float) -> float:
@@ -130,6 +129,7 @@ class Assistant:
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
+        self._translations = TranslationCache(settings.resolved_storage() / "translations.json")
 
     @property
     def llm(self) -> LLMClient:
@@ -182,21 +182,24 @@ class Assistant:
         """Answer ``question`` from the best few papers. A bare keyword query
         asks which paper it points to and what that paper does."""
         start = time.perf_counter()
-        query, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
+        scope, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
         # a keyword query asks for the paper it points to: the top paper is the answer even when the model demurs
-        yield from self._answer("ask", asked or question, query, evidence, prompt, start, quote_refusal=keywords)
+        yield from self._answer("ask", asked or question, scope.query, evidence, prompt, start,
+                                {"filter": scope.as_json()}, quote_refusal=keywords)
 
     def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None,
-                    keywords: bool = False) -> tuple[str, list[Evidence], str]:
-        """The search query, the evidence and the user prompt for a question."""
-        query = self._search_query(question)
-        hits = _focus(self.retriever.search(query, k=self.settings.answer_papers, venue=venue))
+                    keywords: bool = False) -> tuple[Scope, list[Evidence], str]:
+        """What was searched, the evidence and the user prompt for a question."""
+        scope = self._scope(question, venue)
+        query = scope.query
+        hits = _focus(self.retriever.search(query, k=self.settings.answer_papers, venue=scope.venue,
+                                            year=scope.year), self.settings.focus_relative)
         evidence = self.selector.select(query, hits, self.settings.evidence_sentences, self.settings.evidence_tokens,
                                         whole=self.settings.whole_abstract_tokens)
         shown = prompts.KEYWORDS.format(keywords=question) if keywords else question
         prompt = prompts.ASK.format(sources=self._format(evidence), question=shown,
                                     language=language_of(asked or question))
-        return query, evidence, prompt
+        return scope, evidence, prompt
 
     def summarize(self, topic: str, venue: str | None = None, asked: str | None = None,
                   papers: list[Paper] | None = None) -> Iterator[Event]:
@@ -204,29 +207,30 @@ class Assistant:
         fixed k), or of the given ``papers``: one quoted line per paper, and
         the model's cited synthesis above them."""
         start = time.perf_counter()
-        query = self._search_query(topic)
-        about = self._topic_hits(query, venue) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
+        scope = self._scope(topic, venue) if papers is None else Scope(topic, venue, None)
+        query = scope.query
+        about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self._gist_evidence(query, about[: self.settings.topic_max_papers])
         prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                           language=language_of(asked or topic))
         lines = _paper_lines(evidence)
-        extra = {"found": len(about), "shown": len(evidence)}
+        extra = {"found": len(about), "shown": len(evidence), "filter": scope.as_json()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
 
     def list_papers(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
         """"Which papers…" as a cited list of every matching paper, each
         line the paper's own sentence: built from the index, no model."""
         start = time.perf_counter()
-        query = self._search_query(question)
-        evidence = self._gist_evidence(query, self._topic_hits(query, venue)[: self.settings.topic_max_papers])
-        yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": len(evidence)},
-                                _paper_lines(evidence))
+        scope = self._scope(question, venue)
+        evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topic_max_papers])
+        yield from self._answer("list", asked or question, scope.query, evidence, "", start,
+                                {"shown": len(evidence), "filter": scope.as_json()}, _paper_lines(evidence))
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """A paper's venue, year and title, from its record: the paper named,
         else the one the question describes."""
         start = time.perf_counter()
-        query = self._search_query(question)
+        query = self._scope(question, None).query
         paper = named[0] if named else self.retriever.resolve(query).paper
         if paper is None:  # no one paper fits the description: answer it as a question
             yield from self.ask(question, asked=asked)
@@ -244,7 +248,7 @@ class Assistant:
         another, and a short prompt per paper keeps the first words quick.
         The parts are then checked as one answer."""
         start = time.perf_counter()
-        query = self._search_query(question)
+        query = self._scope(question, None).query
         evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[: self.settings.each_max_papers], 1)]
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, None)
@@ -293,15 +297,11 @@ class Assistant:
         return Conversation(self)
 
     # -- shared steps ---------------------------------------------------------
-    def _topic_hits(self, query: str, venue: str | None) -> list[Hit]:
-        """Every paper about a topic: ranked high by both BM25 and MiniLM
-        (the fused score) and not far off in meaning (a dense floor: ranks
-        alone would list the best of nothing for a topic no paper covers),
-        or named outright. A dense-cosine window alone listed 0.55 of the dev
-        topics' papers: abstracts word a topic in ways one embedding misses."""
-        pool = self.retriever.search(query, k=3 * self.settings.topic_max_papers, venue=venue)
-        return [h for h in pool if h.named or (h.score >= self.settings.topic_min_score
-                                               and h.similarity >= self.settings.topic_min_similarity)]
+    def _topic_hits(self, scope: Scope) -> list[Hit]:
+        """Every paper about a topic (see ``PaperRetriever.topic``)."""
+        s = self.settings
+        return self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
+                                    s.topic_min_similarity)
 
     def _gist_evidence(self, query: str, hits: list[Hit]) -> list[Evidence]:
         """Each paper's gist sentence, which its listed line quotes and the model reads."""
@@ -310,17 +310,23 @@ class Assistant:
             e.chosen = [gist_sentence(e.sentences)]
         return evidence
 
-    def _search_query(self, question: str) -> str:
-        """Questions in another script are translated into an English search
-        query first (MiniLM and BM25 see English abstracts)."""
-        if language_of(question) == "English":
-            return question
+    def _scope(self, question: str, venue: str | None) -> Scope:
+        """The English query and the filters for a message (see ``PaperRetriever.scope``)."""
+        return self.retriever.scope(question, venue, translate=self.translate)
+
+    def translate(self, question: str) -> str:
+        """A CJK question as an English search query (MiniLM and BM25 see
+        English abstracts): by the LLM, cached per model, else (LLM down, or
+        ``query_translation = dictionary``) by the bundled term dictionary."""
+        if self.settings.query_translation == "dictionary":
+            return dictionary_query(question)
         try:
-            translated = self.llm.complete(_messages(prompts.TRANSLATE_QUERY.format(question=question)),
-                                           max_tokens=SHORT_REPLY_TOKENS)
+            llm = self.llm
+            english = self._translations.get(llm.endpoint.model, question, lambda q: llm.complete(
+                _messages(prompts.TRANSLATE_QUERY.format(question=q)), max_tokens=SHORT_REPLY_TOKENS))
         except LLMUnavailable:
-            return question
-        return f"{translated.splitlines()[0] if translated else ''} {question}".strip()
+            return dictionary_query(question)
+        return llm_query(question, english)
 
     def _resolve(self, text: str) -> Paper:
         found = self.retriever.resolve(text)

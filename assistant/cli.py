@@ -74,6 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--venue", help="only papers of this venue")
     search.add_argument("--year", type=int, help="only papers of this year")
     search.add_argument("--json", action="store_true", help="print JSON")
+    search.add_argument("--query-translation", choices=["auto", "llm", "dictionary"],
+                        help="how a Chinese query is put into English: the LLM (cached), the bundled term "
+                             "dictionary, or auto (the LLM when an endpoint is configured; the default)")
+    _endpoint_options(search)
+    _filter_options(search)
     _common(search)
 
     ask = sub.add_parser("ask", help="answer a question from the abstracts, with citations")
@@ -117,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="distractor papers for the scale variant (default: ../shared/corpora/*.jsonl if present; "
                          "give no PATH to skip it)")
     ev.add_argument("--out", type=Path, default=Path("eval/results"), help="report folder")
+    ev.add_argument("--query-translation", choices=["auto", "llm", "dictionary"],
+                    help="Chinese questions in retrieval: through the LLM's translation (llm) or the term "
+                         "dictionary (the default)")
     _endpoint_options(ev)
     _common(ev)
 
@@ -183,8 +191,14 @@ def _endpoint_options(parser: argparse.ArgumentParser) -> None:
                         help="embedded model when no endpoint is set: default (1.5B) or fast (0.5B)")
 
 
+def _filter_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-question-filters", dest="question_filters", action="store_const", const=False,
+                        help="do not take a venue or year named in the question ('from ICLR 2026') as a filter")
+
+
 def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> None:
     _endpoint_options(parser)
+    _filter_options(parser)
     if with_json:
         parser.add_argument("--json", action="store_true", help="print the answer as JSON")
         parser.add_argument("--markdown", type=Path, metavar="FILE", help="also write the answer and references to FILE")
@@ -197,6 +211,8 @@ FLAGS = {
     "storage": ("storage", "--storage"), "top_k": ("k", "--k"), "base_url": ("base_url", "--base-url"),
     "model": ("model", "--model"), "local_model": ("local_model", "--local-model"),
     "local_port": ("local_port", "--port"), "chroma_url": ("chroma_url", "--chroma-url"),
+    "question_filters": ("question_filters", "--no-question-filters"),
+    "query_translation": ("query_translation", "--query-translation"),
 }
 
 
@@ -255,25 +271,37 @@ def cmd_papers(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     from assistant.errors import InputError
+    from assistant.filters import describe
     from assistant.index import PaperIndex
     from assistant.payloads import search_json
     from assistant.retrieve import PaperRetriever
 
     settings = _settings(args)
-    retriever = PaperRetriever(PaperIndex(settings), k=settings.top_k, venue=args.venue, year=args.year)
+    index = PaperIndex(settings)
+    retriever = PaperRetriever(index, k=settings.top_k, venue=args.venue, year=args.year)
     retriever.check_filters(args.venue, args.year)
+    translate = None
+    if settings.query_translation == "llm" or (settings.query_translation == "auto" and settings.base_url):
+        from assistant.answer import Assistant
+
+        translate = Assistant(settings, index=index).translate  # the LLM starts only for a CJK query
     if args.query == "-":
         for line in sys.stdin:
             if line.strip():
-                _print_json(search_json(line.strip(), retriever.search(line.strip())))
+                scope, hits = retriever.find(line.strip(), translate=translate)
+                _print_json(search_json(line.strip(), hits, scope))
                 sys.stdout.flush()
         return 0
     if not args.query.strip():
         raise InputError("The query is empty: say what you are looking for.")
-    hits = retriever.search(args.query)
+    scope, hits = retriever.find(args.query, translate=translate)
     if args.json:
-        _print_json(search_json(args.query, hits))
+        _print_json(search_json(args.query, hits, scope))
         return 0
+    if scope.parsed:
+        print(f"Filter from the query: {describe(scope.parsed)} (--no-question-filters searches every paper).")
+    if scope.translated:
+        print(f"Searched as: {scope.query}")
     for rank, hit in enumerate(hits, start=1):
         print(f"{rank}. {hit.paper.name}  [{hit.paper.venue}]  score {hit.score:.2f}  id {hit.paper.paper_id}")
         print(f"   {hit.paper.abstract[:220]}{'…' if len(hit.paper.abstract) > 220 else ''}")
@@ -356,6 +384,11 @@ def _print_answer(result: Any, streamed: str) -> None:
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
     if unsupported:
         print(f"({len(unsupported)} sentence(s) not supported by any abstract: {' | '.join(unsupported)})")
+    if result.extra.get("filter"):
+        from assistant.filters import describe
+
+        print(f"(Filter from the question: {describe(result.extra['filter'])}; --no-question-filters searches "
+              "every paper.)")
     heading = "Closest papers:" if result.abstained else "References:"
     print(f"\n{heading}")
     for s in result.sources:

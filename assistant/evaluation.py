@@ -20,6 +20,7 @@ import re
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from assistant.cleaning import clean_text
 from assistant.files import write_atomic
 from assistant.finalize import is_refusal
 from assistant.index import PaperIndex
+from assistant.intent import topic_of
 from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.retrieve import Mode, PaperRetriever
@@ -53,6 +55,7 @@ class GoldQuestion:
     facts: list[str] = field(default_factory=list)
     answerable: bool = True
     intent: str = "ask"
+    venue: str | None = None
 
 
 def seed_keys() -> dict[str, str]:
@@ -72,22 +75,31 @@ def load_gold(path: Path) -> list[GoldQuestion]:
         if line.strip():
             row = json.loads(line)
             gold.append(GoldQuestion(row["id"], row["type"], row["question"], [refs[r] for r in row["papers"]],
-                                     row.get("facts", []), row.get("answerable", True), row.get("intent", "ask")))
+                                     row.get("facts", []), row.get("answerable", True), row.get("intent", "ask"),
+                                     row.get("venue")))
     return gold
 
 
 def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: int = 5,
-                      modes: tuple[Mode, ...] = MODES) -> dict[str, Any]:
+                      modes: tuple[Mode, ...] = MODES, translate: Callable[[str], str] | None = None
+                      ) -> dict[str, Any]:
     """hit@1, hit@k, MRR (first gold paper) and recall@k (all gold papers),
-    per mode and per question type, plus retrieval latency."""
+    per mode and per question type, plus retrieval latency. Each question goes
+    through ``scope`` first, as search, ask and summarize do: the venue or
+    year it names becomes the filter, a Chinese one is put into English
+    (``translate``, else the term dictionary). ``off_venue@k`` is the share of
+    a venue-scoped question's top k from another venue."""
     report: dict[str, Any] = {}
+    scopes = {q.id: retriever.scope(q.question, translate=translate) for q in gold if q.keys}
     for mode in modes:
         per_type: dict[str, list[dict[str, float]]] = defaultdict(list)
         latencies: list[float] = []
         misses: list[str] = []
+        off_venue: list[float] = []
         for q in (q for q in gold if q.keys):
+            scope = scopes[q.id]
             start = time.perf_counter()
-            hits = retriever.search(q.question, k=max(k, 20), mode=mode)
+            hits = retriever.search(scope.query, k=max(k, 20), venue=scope.venue, year=scope.year, mode=mode)
             latencies.append((time.perf_counter() - start) * 1000)
             keys = [h.paper.key for h in hits]
             rank = next((r for r, key in enumerate(keys, start=1) if key in q.keys), None)
@@ -99,6 +111,8 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
             }
             per_type[q.type].append(row)
             per_type["all"].append(row)
+            if q.venue:
+                off_venue.append(sum(h.paper.venue != q.venue for h in hits[:k]) / max(1, len(hits[:k])))
             if not row[f"hit@{k}"]:
                 misses.append(q.id)
         report[mode] = {
@@ -109,8 +123,25 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
             "p50": round(statistics.median(latencies), 1),
             "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1),
         }
+        report[mode]["off_venue"] = {f"off_venue@{k}": round(statistics.fmean(off_venue), 3) if off_venue else 0.0,
+                                     "n": len(off_venue)}
         report[mode]["misses"] = misses
     return report
+
+
+def topic_recall(retriever: PaperRetriever, gold: list[GoldQuestion], settings: Settings) -> dict[str, Any]:
+    """Recall of the gold papers in a topic summary's candidate set (the
+    papers ``summarize`` would cover), for every question with several gold
+    papers that asks for a summary or a list."""
+    rows = []
+    for q in gold:
+        if len(q.keys) > 1 and q.intent in _LISTING:
+            scope = retriever.scope(topic_of(q.question))
+            found = retriever.topic(scope.query, scope.venue, scope.year, settings.topic_max_papers,
+                                    settings.topic_min_score, settings.topic_min_similarity)[: settings.topic_max_papers]
+            rows.append(len({h.paper.key for h in found} & set(q.keys)) / len(q.keys))
+    return {f"recall@{settings.topic_max_papers}": round(statistics.fmean(rows), 3) if rows else None,
+            "n": len(rows)}
 
 
 def _norm(text: str) -> str:
@@ -330,11 +361,14 @@ def _retrieval_table(title: str, report: dict[str, Any]) -> list[str]:
     lines = [f"### Retrieval — {title}", "", "| mode | type | n | hit@1 | hit@5 | MRR | recall@5 |", "|---|---|---|---|---|---|---|"]
     for mode, table in report.items():
         for qtype, row in table.items():
-            if qtype not in ("latency_ms", "misses"):
+            if qtype not in ("latency_ms", "misses", "off_venue"):
                 lines.append(f"| {mode} | {qtype} | {row['n']} | {row['hit@1']:.3f} | {row['hit@5']:.3f} | "
                              f"{row['mrr']:.3f} | {row['recall@5']:.3f} |")
     lines += ["", "Latency ms: " + ", ".join(f"{m} p50 {t['latency_ms']['p50']} / p95 {t['latency_ms']['p95']}"
-                                           for m, t in report.items()), ""]
+                                           for m, t in report.items()),
+              "", "Venue-scoped questions, share of the top 5 from another venue: "
+              + ", ".join(f"{m} {t['off_venue']['off_venue@5']:.3f}" for m, t in report.items())
+              + f" (n = {next(iter(report.values()))['off_venue']['n']})", ""]
     return lines
 
 
@@ -379,7 +413,10 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
              progress: bool | None = None, limit: int | None = None) -> tuple[Path, dict[str, Any]]:
     """The whole evaluation: retrieval at 38 papers (and with ``corpus`` as
     distractors), answers at 38 papers unless ``retrieval_only``. Writes a
-    dated markdown and JSON report into ``out_dir`` and returns the markdown's path."""
+    dated markdown and JSON report into ``out_dir`` and returns the markdown's path.
+    Chinese questions are searched through the LLM's translation when
+    ``settings.query_translation`` is ``llm`` (``--query-translation llm``),
+    else through the term dictionary, as ``search`` does without an endpoint."""
     gold = load_gold(gold_path)[:limit]
     split = gold_path.stem
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "gold": str(gold_path), "split": split,
@@ -388,13 +425,21 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
              f"Gold set: {gold_path.name}, {len(gold)} questions over the 38 bundled abstracts.", ""]
     scales = {"seeds": [], "corpus": corpus} if corpus else {"seeds": []}
     indexes: dict[str, PaperIndex] = {}
+    translate: Callable[[str], str] | None = None
     for scale, extra in scales.items():
         index = PaperIndex(settings.model_copy(update={"storage": settings.resolved_storage() / f"eval-{scale}"}))
         index.ingest(load_papers(seed_files() + extra), progress=progress)
         indexes[scale] = index
-        report[f"retrieval_{scale}"] = retrieval_metrics(PaperRetriever(index), gold)
+        if settings.query_translation == "llm" and translate is None:
+            translate = Assistant(indexes["seeds"].settings, index=indexes["seeds"]).translate
+        retriever = PaperRetriever(index)
+        report[f"retrieval_{scale}"] = retrieval_metrics(retriever, gold, translate=translate)
+        report[f"topic_{scale}"] = topic_recall(retriever, gold, settings)
         title = f"{len(index.corpus.papers):,} papers" + (" (seeds + corpus distractors)" if extra else " (seeds)")
         lines += _retrieval_table(title, report[f"retrieval_{scale}"])
+        topic = report[f"topic_{scale}"]
+        lines += [(f"Topic and list questions, gold papers in the summary's candidate set: "
+                  f"{' '.join(f'{m} {v}' for m, v in topic.items())}."), ""]
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model

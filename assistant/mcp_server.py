@@ -118,7 +118,8 @@ def build_server(settings: Settings, assistant: Assistant | None = None) -> Pape
         """The papers that best match a query (hybrid dense + BM25 retrieval), best first, with their abstracts."""
         def work() -> dict[str, Any]:
             retriever.check_filters(venue, year)
-            return search_json(query, retriever.search(query, k=k, venue=venue, year=year))
+            scope, hits = retriever.find(query, k=k, venue=venue, year=year)
+            return search_json(query, hits, scope)
         return _run(work)
 
     @server.tool()

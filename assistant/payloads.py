@@ -12,13 +12,17 @@ from assistant.papers import Paper
 from assistant.references import cite_key
 
 if TYPE_CHECKING:
-    from assistant.retrieve import Hit
+    from assistant.retrieve import Hit, Scope
 
 
-def search_json(query: str, hits: Sequence[Hit]) -> dict[str, Any]:
-    """The ``search --json`` contract."""
+def search_json(query: str, hits: Sequence[Hit], scope: Scope | None = None) -> dict[str, Any]:
+    """The ``search --json`` contract: ``filter`` is the venue/year taken from
+    the query's words (null when none), ``searched`` the text searched (the
+    query without those words, a Chinese query in English)."""
     return {
         "query": query,
+        "searched": scope.query if scope else query,
+        "filter": scope.as_json() if scope else None,
         "results": [
             {"paper_id": h.paper.paper_id, "title": h.paper.name, "venue": h.paper.venue,
              "score": round(h.score, 4), "abstract": h.paper.abstract}

@@ -8,6 +8,7 @@ scales never need calibrating against each other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -16,17 +17,14 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.corpus import Corpus
+from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.errors import InputError
+from assistant.filters import parse_filters
+from assistant.fusion import Fusion
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
-#: Reciprocal-rank-fusion constant and per-side weights (tuned in eval/, see README).
-RRF_K = 5
-DENSE_WEIGHT = 1.0
-LEXICAL_WEIGHT = 3.0
-#: Nearest chunks asked of Chroma per query, at least.
-DENSE_CANDIDATES = 100
 #: How far (in fused score) the best match of a description must lead the
 #: next one before we take it as the paper meant, instead of asking; a paper
 #: ranked first by both retrievers (score 1) is taken regardless.
@@ -47,17 +45,29 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """What to search for a question: the English query, the venue and year
+    filters, and which of them came from the question's own words
+    (``parsed``, shown to the user as the filter applied)."""
+
+    query: str
+    venue: str | None
+    year: int | None
+    parsed: dict[str, Any] | None = None
+    translated: str | None = None
+
+    def as_json(self) -> dict[str, Any] | None:
+        """The ``"filter"`` field of the JSON answers: the filter taken from the question, if any."""
+        return dict(self.parsed) if self.parsed else None
+
+
+@dataclass(frozen=True)
 class Resolution:
     """What a name or description refers to: one paper, or candidates to choose from."""
 
     text: str
     paper: Paper | None
     candidates: list[Paper]
-
-
-def _ranks(scores: dict[int, float]) -> dict[int, int]:
-    ordered = sorted(scores, key=lambda i: -scores[i])
-    return {i: r for r, i in enumerate(ordered, start=1)}
 
 
 class PaperRetriever(BaseRetriever):
@@ -71,6 +81,30 @@ class PaperRetriever(BaseRetriever):
         self.venue = venue
         self.year = year
         self.mode = mode
+        self.fusion = Fusion.from_settings(index.settings)
+
+    def scope(self, question: str, venue: str | None = None, year: int | None = None,
+              translate: Callable[[str], str] | None = None) -> Scope:
+        """The query and filters for a question in the user's words: a venue or
+        year it names ("from ICLR 2026", "2025年") becomes the filter unless
+        an explicit ``venue``/``year`` says otherwise or the setting
+        ``question_filters`` is off, and only when some indexed paper passes
+        it (a venue merely mentioned, with no paper of it, filters nothing).
+        A CJK question is put into English by ``translate`` (the LLM), else
+        by the bundled term dictionary."""
+        query, parsed = question, None
+        if self.index.settings.question_filters:
+            found = parse_filters(question, {p.venue for p in self.index.corpus.papers if p.venue})
+            take_venue = found.venue if venue is None else None
+            take_year = found.year if year is None else None
+            if (take_venue or take_year is not None) and self.allowed(take_venue or venue, take_year or year):
+                query, venue, year = found.question, take_venue or venue, take_year or year
+                parsed = {k: v for k, v in (("venue", take_venue), ("year", take_year)) if v}
+        translated = None
+        if has_cjk(query):
+            translated = translate(query) if translate else dictionary_query(query)
+            query = translated or query
+        return Scope(query, venue, year, parsed, translated)
 
     def allowed(self, venue: str | None, year: int | None, corpus: Corpus | None = None) -> list[int]:
         """Positions (in the corpus snapshot) of papers passing the filters."""
@@ -103,31 +137,37 @@ class PaperRetriever(BaseRetriever):
         allowed = self.allowed(venue, year, corpus)
         if not allowed or not query.strip():
             return []
-        sims: dict[int, float] = {}
+        sims: dict[int, float] | None = None
         if mode != "lexical":
+            sims = {}
             where = self._where({papers[i].venue for i in allowed}, year, filtered=len(allowed) < len(papers))
             vector = self.index.embedder.get_query_embedding(query)
-            for pid, sim in self.index.dense(vector, max(DENSE_CANDIDATES, 10 * k), where).items():
+            for pid, sim in self.index.dense(vector, max(self.fusion.candidates, 10 * k), where).items():
                 if pid in position:
                     sims[position[pid]] = sim
-        fused: dict[int, float] = {}
-        if mode != "lexical":
-            for i, r in _ranks(sims).items():
-                fused[i] = DENSE_WEIGHT / (RRF_K + r)
-        named: set[int] = set()
-        if mode != "dense":
-            bm25 = lexical.scores(query)
-            keep = np.asarray(allowed)
-            top = keep[np.argsort(-bm25[keep])[: max(DENSE_CANDIDATES, 10 * k)]]
-            for r, i in enumerate((int(i) for i in top if bm25[i] > 0), start=1):
-                fused[i] = fused.get(i, 0.0) + LEXICAL_WEIGHT / (RRF_K + r)
-            named = set(lexical.named(query)) & set(allowed)
-        best = (DENSE_WEIGHT * (mode != "lexical") + LEXICAL_WEIGHT * (mode != "dense")) / (RRF_K + 1)
-        order = sorted(fused, key=lambda i: (i not in named, -fused[i]))[:k]
-        return [
-            Hit(papers[i], min(1.0, fused[i] / best), sims.get(i, 0.0), i in named)
-            for i in order
-        ]
+        bm25 = lexical.scores(query) if mode != "dense" else None
+        named = set(lexical.named(query)) if mode != "dense" else set()
+        ranked = self.fusion.fuse(sims, bm25, np.asarray(allowed), named, depth=10 * k)[:k]
+        return [Hit(papers[i], score, (sims or {}).get(i, 0.0), i in named) for i, score in ranked]
+
+    def find(self, question: str, k: int | None = None, venue: str | None = None, year: int | None = None,
+             translate: Callable[[str], str] | None = None) -> tuple[Scope, list[Hit]]:
+        """``search`` for a question in the user's words: scoped first (filters it names, CJK put into English)."""
+        scope = self.scope(question, venue if venue is not None else self.venue,
+                           year if year is not None else self.year, translate)
+        return scope, self.search(scope.query, k=k, venue=scope.venue, year=scope.year)
+
+    def topic(self, query: str, venue: str | None, year: int | None, most: int, min_score: float,
+              min_similarity: float) -> list[Hit]:
+        """Every paper about a topic, best first: named outright, or ranked
+        high by both BM25 and MiniLM (fused score ≥ ``min_score``) and not
+        far off in meaning (dense cosine ≥ ``min_similarity``: ranks alone
+        would list the best of nothing for a topic no paper covers), from the
+        fused ranking's top ``3 * most`` (a summary covers the first ``most``).
+        A dense-cosine window alone listed 0.55 of the dev topics' seed papers:
+        abstracts word a topic in ways one embedding misses."""
+        pool = self.search(query, k=3 * most, venue=venue, year=year)
+        return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import annotated_types
 from pydantic import AliasChoices, Field, SecretStr, ValidationError
@@ -65,6 +65,21 @@ class Settings(BaseSettings):
         description="Bearer token sent to the Chroma server (its token auth); never printed.",
     )
     top_k: int = Field(default=5, ge=1, le=100, description="Papers returned by search.")
+    # -- retrieval (tuned on the dev split, see README "Hybrid retrieval") --
+    rrf_k: float = Field(default=5.0, gt=0, le=1000, description="Reciprocal-rank-fusion constant: lower favours "
+                                                                  "each side's first ranks.")
+    dense_weight: float = Field(default=1.0, ge=0, le=100, description="Weight of the dense (embedding) ranking "
+                                                                       "in the fusion; 0 leaves it out.")
+    lexical_weight: float = Field(default=3.0, ge=0, le=100, description="Weight of the BM25 ranking in the fusion.")
+    retrieval_candidates: int = Field(default=100, ge=10, le=2000,
+                                      description="Papers each side (dense, BM25) contributes to the fusion.")
+    focus_relative: float = Field(default=0.3, ge=0, le=1, description="A paper enters an answer's prompt when "
+                                                                       "its fused score is this share of the best.")
+    question_filters: bool = Field(default=True, description="Take a venue or year named in the question "
+                                                             "('from ICLR 2026', '2025年') as a filter.")
+    query_translation: Literal["auto", "llm", "dictionary"] = Field(
+        default="auto", description="How a Chinese (CJK) query is put into English for search: the LLM (cached), "
+                                    "the bundled term dictionary, or auto (the LLM where the command uses one).")
     embed_batch_size: int = Field(
         default=8, ge=1, le=512, description="Chunks embedded per ONNX call (8 measured fastest on 2 cores)."
     )

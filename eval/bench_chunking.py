@@ -22,11 +22,12 @@ from assistant.chunking import chunk_texts
 from assistant.corpus import lexical_doc
 from assistant.embedding import MiniLMEmbedding
 from assistant.evaluation import load_gold
+from assistant.fusion import Fusion
 from assistant.lexical import LexicalIndex
 from assistant.naming import assign_names
 from assistant.papers import load_papers, seed_files
 from assistant.records import heading
-from assistant.retrieve import RRF_K
+from assistant.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Questions with one right paper, in English (Chinese ones need the LLM to rewrite them first).
@@ -48,6 +49,7 @@ def main() -> None:
     lexical = LexicalIndex([lexical_doc(p) for p in papers])
     bm25 = [lexical.scores(q.question) for q in gold]
     named = [set(lexical.named(q.question)) for q in gold]
+    everyone = np.arange(len(papers))
     print(f"{len(papers)} papers, {len(gold)} gold questions with papers")
     for config in args.configs.split(","):
         tokens, count = (int(x) for x in config.split("x"))
@@ -75,17 +77,12 @@ def main() -> None:
             (f"hybrid {w}", tuple(float(x) for x in w.split(":"))) for w in args.weights.split(",")
         ]:
             rows = {"single": [], "all": []}
+            fusion = Fusion(Settings().rrf_k, weights[0], weights[1], candidates=100)
             for qi, q in enumerate(gold):
-                fused = np.zeros(len(papers))
-                if weights[0]:
-                    order = np.argsort(-dense[qi])[:100]
-                    fused[order] += weights[0] / (RRF_K + np.arange(1, len(order) + 1))
-                if weights[1]:
-                    order = np.argsort(-bm25[qi])[:100]
-                    order = order[bm25[qi][order] > 0]
-                    fused[order] += weights[1] / (RRF_K + np.arange(1, len(order) + 1))
-                    fused[list(named[qi])] += 1.0
-                ranked = [keys[i] for i in np.argsort(-fused)[:5]]
+                dense_side = {int(i): float(dense[qi][i]) for i in np.argsort(-dense[qi])[:100]} if weights[0] else None
+                order = fusion.fuse(dense_side, bm25[qi] if weights[1] else None, everyone,
+                                    named[qi] if weights[1] else ())
+                ranked = [keys[i] for i, _ in order[:5]]
                 hit1 = ranked[0] in q.keys
                 hit5 = any(k in q.keys for k in ranked)
                 rows["all"].append((hit1, hit5))

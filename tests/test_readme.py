@@ -42,6 +42,8 @@ def parsed_default(text: str) -> Any:
 def same(readme: Any, code: Any) -> bool:
     if readme is None or code is None:
         return readme is None and code is None
+    if isinstance(code, bool):
+        return readme in ("true", "false") and (readme == "true") == code
     if isinstance(code, (int, float)):
         return float(readme) == float(code)
     return readme == str(code)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.chunking import sentences
+from assistant.filters import describe
 from assistant.papers import Paper
 from assistant.result import Table, cell_text
 
@@ -146,6 +147,10 @@ def _notes(result: AnswerResult) -> list[str]:
     if route:
         notes.append(f"_Answered as {ROUTE_NAMES.get(route['kind'], route['kind'])}: the message "
                      f"{chat_text(route['reason'])}. Not what you meant? Pick another mode above and send it again._")
+    applied = result.extra.get("filter")
+    if applied:
+        notes.append(f"_Filter from your question: {chat_text(describe(applied))}. A venue picked above wins; "
+                     "PAPER_ASSISTANT_QUESTION_FILTERS=0 turns this off._")
     if result.extractive:
         notes.append(f"> ⚠️ **The LLM failed:** {chat_text(result.error or 'no answer')} "
                      "The answer quotes the most relevant sentences of the abstracts.")

@@ -1,0 +1,111 @@
+"""Venue and year filters stated in the question itself.
+
+Users scope a question in words, not flags: "NeurIPS papers on EEG", "from
+ICLR 2026", "deepfake detection in 2025", "ICLR 2026 的哪些论文…",
+"2025年关于…". Left in the query, those words only blur the ranking (the
+abstracts rarely name their venue) and papers of every venue come back, so
+they are parsed into the same venue/year filter that ``--venue``/``--year``
+set, and removed from the text that is searched. The parser is pure (text
+in, text and filters out); applying it, and what an explicit flag
+overrides, is the retriever's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: Conference and journal names recognised in a question, as usually spelled.
+#: Indexed venues are recognised too (see ``parse_filters``'s ``venues``).
+KNOWN_VENUES = (
+    "NeurIPS", "NIPS", "ICLR", "ICML", "CVPR", "ICCV", "ECCV", "WACV", "BMVC", "ACL", "EMNLP", "NAACL", "EACL",
+    "COLING", "AAAI", "IJCAI", "KDD", "WWW", "SIGIR", "WSDM", "CIKM", "AISTATS", "UAI", "COLT", "CoRL", "ICRA",
+    "IROS", "RSS", "MICCAI", "ISBI", "TMLR", "JMLR", "ICASSP", "Interspeech", "CHI", "MLSys",
+)
+_YEAR = r"(?:19[89]\d|20[0-3]\d)"
+#: Words that introduce a venue or year ("papers from ICLR", "published in 2025", "在 ICLR 2026 上").
+_BEFORE = (r"(?:(?:published|accepted|presented|appearing|appeared)\s+(?:in|at)|(?:from|at|in|of|for|during)"
+           r"(?:\s+the)?|发表(?:在|于)|来自|在)\s*")
+#: Chinese particles that tie a venue or year to the noun after it ("ICLR 2026 的", "2025年里").
+_AFTER_ZH = r"\s*(?:年)?\s*(?:会议)?\s*(?:上的|里的|中的|的|里|中|上)?"
+#: Words that may follow "from 2025" when 2025 is a year ("from 2025 on EEG"), unlike "from 2000 subjects".
+_GLUE = r"(?:on|about|in|at|and|or|that|which|with|for|to|papers?|works?|studies)\b"
+#: A year on its own counts only with a cue: a word before it, "papers" after it, or 年.
+_YEAR_ALONE = re.compile(
+    rf"(?:{_BEFORE}(?P<a>{_YEAR})\b(?:\s*年)?(?!\s+(?!{_GLUE})[a-z])|\b(?P<b>{_YEAR})\s*(?:年{_AFTER_ZH}|(?='s\b|\s+(?:papers?|works?|"
+    rf"studies|submissions|articles)\b))|\b(?P<article>an?|the)\s+(?P<c>20[1-3]\d)(?=\s+[a-z]))",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QuestionFilters:
+    """What a question asks to be restricted to, and the question without those words."""
+
+    question: str
+    venue: str | None
+    year: int | None
+
+    @property
+    def any(self) -> bool:
+        return self.venue is not None or self.year is not None
+
+
+def describe(applied: dict[str, object]) -> str:
+    """A filter taken from a question, in words: "venue ICLR 2026, year 2025"."""
+    return ", ".join(f"{field} {value}" for field, value in applied.items())
+
+
+def _venue_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+    return re.compile(
+        rf"(?:{_BEFORE})?(?<![\w-])(?P<name>{alternatives})(?:\s*['’]?\s*(?P<year>{_YEAR}|\d\d)(?!\d))?"
+        rf"(?![\w-])(?:'s)?{_AFTER_ZH}",
+        re.IGNORECASE)
+
+
+_KNOWN = _venue_pattern(KNOWN_VENUES)
+
+
+def _venue_names(venues: Iterable[str]) -> list[str]:
+    """The name part of indexed venues ("Nature Neuroscience 2024" -> "Nature Neuroscience")."""
+    names = {re.sub(rf"\s*{_YEAR}\s*$", "", v).strip() for v in venues}
+    return [n for n in names if len(n) >= 3]
+
+
+def _tidy(text: str) -> str:
+    """The question once a filter's words are cut out: no doubled spaces or stray commas."""
+    text = re.sub(r"\s+([,.?!:;])", r"\1", re.sub(r"\s{2,}", " ", text))
+    return re.sub(r"^[\s,.:;]+|[\s,:;]+$", "", text).strip() or text.strip()
+
+
+def parse_filters(question: str, venues: Iterable[str] = ()) -> QuestionFilters:
+    """The venue and year a question names, and the question without them.
+
+    ``venues`` are the indexed venues, so that one outside ``KNOWN_VENUES``
+    ("Nature Neuroscience") is recognised too. A venue with its year
+    ("ICLR 2026", "NeurIPS'25") is one venue string; a year on its own
+    ("papers from 2025", "2025年") is the year filter. Bare numbers are
+    never taken as years ("2000 neurons")."""
+    extra = _venue_names(venues)
+    pattern = _venue_pattern([*KNOWN_VENUES, *extra]) if extra else _KNOWN
+    venue: str | None = None
+    year: int | None = None
+    text = question
+    match = pattern.search(text)
+    if match:
+        name = next((v for v in (*KNOWN_VENUES, *extra) if v.casefold() == match["name"].casefold()), match["name"])
+        if match["year"]:
+            digits = match["year"]
+            venue = f"{name} {digits if len(digits) == 4 else '20' + digits}"
+        else:
+            venue = name
+        text = text[: match.start()] + " " + text[match.end():]
+    found = _YEAR_ALONE.search(text)
+    if found:
+        year = int(found["a"] or found["b"] or found["c"])
+        keep = found["article"] or ""  # "a 2026 model" -> "a model"
+        text = text[: found.start()] + f" {keep} " + text[found.end():]
+    if venue is None and year is None:
+        return QuestionFilters(question, None, None)
+    return QuestionFilters(_tidy(text), venue, year)

@@ -1,0 +1,141 @@
+"""Filters named in the question, Chinese queries in search, and the one fusion function."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from assistant.answer import Assistant
+from assistant.cli import main
+from assistant.crosslingual import TranslationCache, dictionary_query
+from assistant.filters import parse_filters
+from assistant.fusion import Fusion
+from assistant.index import PaperIndex
+from assistant.retrieve import PaperRetriever
+from assistant.settings import Settings
+
+from .openai_server import ScriptedOpenAI
+
+
+@pytest.mark.parametrize(("question", "cleaned", "venue", "year"), [
+    ("NeurIPS 2025 papers on EEG foundation models", "papers on EEG foundation models", "NeurIPS 2025", None),
+    ("anything from ICLR 2026 about associative memory?", "anything about associative memory?", "ICLR 2026", None),
+    ("which ICLR papers study LLM opinions?", "which papers study LLM opinions?", "ICLR", None),
+    ("NeurIPS'25 work on recommendation", "work on recommendation", "NeurIPS 2025", None),
+    ("deepfake detection papers from 2025", "deepfake detection papers", None, 2025),
+    ("in 2026, who studied signed weights?", "who studied signed weights?", None, 2026),
+    ("which 2026 papers work with rodents?", "which papers work with rodents?", None, 2026),
+    ("ICLR 2026 的哪些论文研究脑电？", "哪些论文研究脑电？", "ICLR 2026", None),
+    ("2025年关于脉冲神经网络的论文", "关于脉冲神经网络的论文", None, 2025),
+    ("Nature Neuroscience papers on mice", "papers on mice", "Nature Neuroscience", None),
+])
+def test_parse_filters_reads_venue_and_year_in_english_and_chinese(question: str, cleaned: str, venue: str | None,
+                                                                    year: int | None) -> None:
+    found = parse_filters(question, ["Nature Neuroscience 2024"])
+    assert (found.question, found.venue, found.year) == (cleaned, venue, year)
+
+
+@pytest.mark.parametrize("question", [
+    "REVE was pretrained on 60,000 hours from 2000 subjects",  # a count, not a year
+    "the 2000 neurons of the network",
+    "chi-square tests of NAACL-style annotations",  # a venue name inside a word is not the venue
+    "what year did CodeBrain come out?",
+])
+def test_parse_filters_leaves_ordinary_numbers_and_words(question: str) -> None:
+    found = parse_filters(question)
+    assert found.question == question and found.venue is None and found.year is None
+
+
+def test_a_venue_named_in_the_question_filters_the_search(seed_retriever: PaperRetriever) -> None:
+    scope, hits = seed_retriever.find("NeurIPS 2025 papers on EEG foundation models", k=10)
+    assert scope.parsed == {"venue": "NeurIPS 2025"} and scope.query == "papers on EEG foundation models"
+    assert hits and {h.paper.venue for h in hits} == {"NeurIPS 2025"}
+    assert {"CSBrain", "REVE"} <= {h.paper.name for h in hits[:3]}
+    scope, hits = seed_retriever.find("EEG papers from 2026", k=10)
+    assert scope.year == 2026 and {h.paper.year for h in hits} == {2026} and hits[0].paper.name == "CodeBrain"
+
+
+def test_explicit_filters_win_and_unknown_venues_filter_nothing(seed_retriever: PaperRetriever) -> None:
+    scope = seed_retriever.scope("ICLR 2026 papers on EEG", venue="NeurIPS 2025")
+    assert scope.venue == "NeurIPS 2025" and scope.parsed is None
+    unknown = seed_retriever.scope("CVPR papers on EEG")  # no indexed paper is from CVPR: not a filter
+    assert unknown.venue is None and unknown.parsed is None and unknown.query == "CVPR papers on EEG"
+
+
+def test_question_filters_can_be_turned_off(seed_index: PaperIndex) -> None:
+    off = PaperRetriever(PaperIndex(seed_index.settings.model_copy(update={"question_filters": False}),
+                                    embedder=seed_index.embedder))
+    scope, hits = off.find("NeurIPS 2025 papers on EEG foundation models", k=10)
+    assert scope.venue is None and scope.parsed is None
+    assert "ICLR 2026" in {h.paper.venue for h in hits}
+
+
+def test_search_json_says_which_filter_came_from_the_query(seed_settings: Settings,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    store = ["--storage", str(seed_settings.storage), "--json"]
+    assert main(["search", "ICLR 2026 papers on EEG", *store]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["filter"] == {"venue": "ICLR 2026"} and payload["searched"] == "papers on EEG"
+    assert {r["venue"] for r in payload["results"]} == {"ICLR 2026"}
+    assert main(["search", "ICLR 2026 papers on EEG", "--no-question-filters", *store]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["filter"] is None and "NeurIPS 2025" in {r["venue"] for r in payload["results"]}
+    assert main(["search", "EEG papers", "--storage", str(seed_settings.storage), "--venue", "NeurIPS 2025",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["filter"] is None  # explicit: nothing parsed
+
+
+def test_dictionary_takes_the_longest_term_and_keeps_latin_words() -> None:
+    query = dictionary_query("REVE 用脉冲神经网络做脑电解码")
+    assert query.startswith("REVE") and "spiking neural network" in query and "EEG" in query
+    assert "spiking spike" not in query  # 脉冲神经网络 is one term, not 脉冲 + 神经网络
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("有哪些关于脉冲神经网络的论文？", {"HetSyn", "Hebbian spike-timing-dependent plasticity rule"}),
+    ("用图神经网络求解偏微分方程", {"RIGNO"}),
+])
+def test_chinese_search_without_an_llm_finds_the_papers(seed_settings: Settings, capsys: pytest.CaptureFixture[str],
+                                                        question: str, expected: set[str]) -> None:
+    assert main(["search", question, "--k", "3", "--json", "--storage", str(seed_settings.storage)]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["searched"] != question and not any("\u4e00" <= c <= "\u9fff" for c in payload["searched"])
+    assert {r["title"] for r in payload["results"][:2]} & expected
+
+
+def test_llm_translation_is_cached_and_falls_back_to_the_dictionary(answer_settings: Settings, seed_index: PaperIndex,
+                                                                    server: ScriptedOpenAI) -> None:
+    assistant = Assistant(answer_settings, index=seed_index)
+    server.reply("spiking neural networks with heterogeneous synapses")
+    assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
+    assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
+    assert len(server.requests) == 1  # the second came from the cache
+    cached = json.loads((answer_settings.resolved_storage() / "translations.json").read_text(encoding="utf-8"))
+    assert cached["test-model\t异质突触的脉冲网络"] == "spiking neural networks with heterogeneous synapses"
+    server.reply("脑电基础模型的论文")  # a small model's "translation" still in Chinese: its terms are looked up
+    assert assistant.translate("哪些论文提出了脑电基础模型？") == "EEG electroencephalography foundation model paper"
+    server.fail("500")
+    server.fail("500")
+    assert "spiking" in assistant.translate("脉冲神经网络的论文")  # LLM down: the dictionary
+
+
+def test_translation_cache_survives_an_unreadable_file(tmp_path: pytest.TempPathFactory) -> None:
+    path = tmp_path / "translations.json"  # type: ignore[operator]
+    path.write_text("{not json", encoding="utf-8")
+    cache = TranslationCache(path)
+    assert cache.get("m", "问题", lambda q: "question") == "question"
+    assert json.loads(path.read_text(encoding="utf-8")) == {"m\t问题": "question"}
+
+
+def test_fusion_ranks_named_papers_first_and_scales_scores() -> None:
+    fusion = Fusion(rrf_k=5, dense_weight=1, lexical_weight=3, candidates=10)
+    dense = {0: 0.9, 1: 0.8}
+    lexical = np.asarray([5.0, 0.0, 1.0, 7.0])
+    ranked = fusion.fuse(dense, lexical, np.arange(4))  # 0: 1/6 + 3/7, 3: 3/6, 2: 3/8, 1: 1/7
+    assert [i for i, _ in ranked] == [0, 3, 2, 1] and ranked[0][1] < 1.0
+    assert fusion.fuse(dense, np.asarray([9.0, 0, 0, 0]), np.arange(4))[0] == (0, 1.0)  # first on both sides
+    assert fusion.fuse(dense, lexical, np.arange(4), named=[1])[0][0] == 1
+    assert [i for i, _ in fusion.fuse(None, lexical, np.asarray([0, 2]))] == [0, 2]  # only allowed papers compete
+    assert [i for i, _ in fusion.fuse(dense, None, np.arange(4))] == [0, 1]
