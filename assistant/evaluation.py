@@ -443,8 +443,8 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model
-        prompts_id = hashlib.sha256((prompts.SYSTEM_PROMPT + prompts.ASK + prompts.SUMMARIZE + prompts.COMPARE
-                                     ).encode()).hexdigest()[:8]
+        prompts_id = hashlib.sha256("".join(v for k, v in sorted(vars(prompts).items())
+                                            if k.isupper() and isinstance(v, str)).encode()).hexdigest()[:8]
         cache = out_dir / f".cache-{split}-{model}-{prompts_id}-{report['date']}.jsonl"  # new prompts, new answers
         rows = answer_rows(assistant, gold, cache, progress)
         report["answers"] = answer_metrics(rows, gold) | {"model": model}

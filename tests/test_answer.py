@@ -357,6 +357,7 @@ def test_one_question_about_two_named_papers_is_put_to_each_alone(assistant: Ass
                               f"[{source_number(body, 'CSBrain')}].")
     server.reply(prompts.REFUSAL)  # the model misses REVE's figure, which its abstract states
     server.judgement = 0.95
+    server.reply("REVE achieves state-of-the-art results on 10 downstream EEG tasks.")  # the sentence it then picks
     events, result = run(assistant.respond("How many downstream EEG tasks were CSBrain and REVE each evaluated on?"))
     assert isinstance(events[0], Routed) and events[0].kind == "compare" and "paper by paper" in events[0].reason
     asked = [r["messages"][-1]["content"] for r in server.requests]

@@ -178,7 +178,8 @@ def test_twenty_concurrent_chat_sessions_stay_apart(answer_settings: Settings, s
         return f"You asked: {question} [1]."
 
     server.set_default(reply)
-    assistant = Assistant(answer_settings, index=seed_index)
+    # 20 threads and the scripted server share one interpreter: a reply can take longer than the suite's 2 s
+    assistant = Assistant(answer_settings.model_copy(update={"request_timeout": 20.0}), index=seed_index)
 
     def session(name: str) -> tuple[str, list[str], float]:
         conversation = assistant.conversation()

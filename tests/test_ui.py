@@ -483,8 +483,8 @@ def test_a_session_keeps_only_its_last_export_and_none_once_closed(assistant, se
     written = []
     for question in ("What is SPINT?", "What is REVE?"):
         result = [e for e in assistant.ask(question) if isinstance(e, Final)][-1].result
-        markdown, bibtex = exports.write(result, assistant.index.corpus.by_id, session)
-        assert markdown.read_text(encoding="utf-8").strip() and bibtex.exists()
+        markdown, bibtex, table = exports.write(result, assistant.index.corpus.by_id, session)
+        assert markdown.read_text(encoding="utf-8").strip() and bibtex.exists() and table.exists()
         written.append(markdown.parent)
     assert not written[0].exists() and written[1].exists()
     close_session(session)
