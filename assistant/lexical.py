@@ -119,8 +119,10 @@ class LexicalIndex:
         return self._bm25.get_scores(tokens)
 
     def named(self, query: str) -> list[int]:
-        """Positions of papers whose method name the query states verbatim."""
+        """Positions of papers whose method name the query states verbatim,
+        in the order the query names them (so "CSBrain and REVE" answers
+        CSBrain first, whatever the process's string hashing)."""
         hits: list[int] = []
-        for token in name_keys(query):
+        for token in sorted(name_keys(query), key=query.find):
             hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
         return list(dict.fromkeys(hits))
