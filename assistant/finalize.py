@@ -45,15 +45,19 @@ def is_refusal(text: str) -> bool:
     return not folded or prompts.REFUSAL.casefold().rstrip(".") in folded or bool(_REFUSING.search(folded))
 
 
+def _quote(e: Evidence, i: int) -> SentenceSupport:
+    """Sentence ``i`` of a source, quoted as written and cited to it."""
+    return SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
+                           status="quoted")
+
+
 def quoted(evidence: list[Evidence]) -> list[SentenceSupport]:
     """The most relevant quoted sentences, each cited to its paper: the
     answer when the model gives none. Sentences far below the best are left out."""
     ranked = sorted(((score, i, e) for e in evidence for score, i in e.best_sentences()),
                     key=lambda r: -r[0])[:EXTRACTIVE_SENTENCES]
     top = ranked[0][0] if ranked else 0.0
-    return [SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
-                            status="quoted")
-            for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
+    return [_quote(e, i) for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
 
 
 def quote_of(text: str, evidence: list[Evidence]) -> list[SentenceSupport]:
@@ -72,9 +76,7 @@ def quote_of(text: str, evidence: list[Evidence]) -> list[SentenceSupport]:
                 best, found = score, (e, i)
     if found is None or best[0] < COPY_OVERLAP:
         return []
-    e, i = found
-    return [SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
-                            status="quoted")]
+    return [_quote(*found)]
 
 
 @dataclass(frozen=True)
