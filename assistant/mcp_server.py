@@ -27,6 +27,7 @@ from mcp.server.mcpserver.resources import FunctionResource
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field, ValidationError
 
+from assistant import compare as comparison
 from assistant.answer import Assistant, Final
 from assistant.errors import AssistantError
 from assistant.papers import Paper
@@ -47,6 +48,10 @@ INSTRUCTIONS = (
 )
 
 Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+Papers = Annotated[list[Text], Field(min_length=comparison.MIN_PAPERS, max_length=comparison.MAX_PAPERS,
+                                      description="the papers to compare, in table order")]
+Aspects = Annotated[str | None, Field(max_length=MAX_TEXT, description="comma-separated aspects, e.g. 'dataset, "
+                                      "subjects, result' (default: the standard ones; '+x' adds x to them)")]
 Venue = Annotated[str | None, Field(description="only papers of this venue, e.g. 'NeurIPS 2025' (case and spaces "
                                                 "are forgiven)")]
 
@@ -133,10 +138,10 @@ def build_server(settings: Settings, assistant: Assistant | None = None) -> Pape
         return _run(lambda: _answer(assistant.summarize(topic, venue=venue)))
 
     @server.tool()
-    def compare(a: Text, b: Text) -> CallToolResult:
-        """Compare two papers, each named by id, name, title, BibTeX key or description: an aspect table
+    def compare(papers: Papers, aspects: Aspects = None) -> CallToolResult:
+        """Compare 2 to 8 papers, each named by id, name, title, BibTeX key or description: an aspect table
         filled from the abstracts, then a cited narrative. An ambiguous name is an error listing candidates."""
-        return _run(lambda: _answer(assistant.compare(a, b)))
+        return _run(lambda: _answer(assistant.compare(*papers, aspects=comparison.parse_aspects(aspects))))
 
     @server.tool()
     def list_papers(venue: Venue = None) -> CallToolResult:

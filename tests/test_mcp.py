@@ -89,8 +89,9 @@ def test_bad_calls_are_tool_errors_and_the_server_keeps_serving(server: Scripted
         ("search", {"query": "EEG", "venue": "Nature 1999"}, "No indexed paper is from venue 'Nature 1999'"),
         ("ask", {"question": 42}, "argument 'question': Input should be a valid string"),
         ("get_paper", {"paper_id": "no-such-paper"}, "No paper with id 'no-such-paper'"),
-        ("compare", {"a": "CSBrain", "b": "EEG"}, "'EEG' is ambiguous"),
-        ("compare", {"a": "CSBrain"}, "missing argument 'b'"),
+        ("compare", {"papers": ["CSBrain", "EEG"]}, "'EEG' is ambiguous"),
+        ("compare", {"papers": ["CSBrain"]}, "argument 'papers': List should have at least 2 items"),
+        ("compare", {"papers": ["CSBrain", "REVE"], "aspects": ";"}, "aspect"),
         ("no_such_tool", {}, "Unknown tool: no_such_tool"),
     ]
 
@@ -140,10 +141,12 @@ def test_streamable_http_on_localhost(server: ScriptedOpenAI, seed_settings: Set
     async def session(url: str) -> tuple[Any, Any]:
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
-            return await client.list_tools(), await client.call_tool("compare", {"a": "POCO", "b": "SPINT"})
+            return await client.list_tools(), await client.call_tool("compare", {"papers": ["POCO", "SPINT", "HetSyn"],
+                                                                               "aspects": "+compute"})
 
     server.set_default("POCO forecasts neural activity while SPINT decodes behavior [1][2].")
     with http_server(server, seed_settings) as url:
         tools, compared = anyio.run(session, url)
     assert {t.name for t in tools.tools} == TOOLS
-    assert [p["title"] for p in payload(compared)["papers"]] == ["POCO", "SPINT"]
+    assert [p["title"] for p in payload(compared)["papers"]] == ["POCO", "SPINT", "HetSyn"]
+    assert payload(compared)["aspects"][-1] == "compute"
