@@ -75,6 +75,9 @@ _NUMBER_WORDS = {w: str(n) for n, w in enumerate((
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _MARKER = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")
+_LINK = re.compile(r"(?:https?://|www\.|github\.com/)\S+", re.IGNORECASE)
+_LINK_ASPECT = re.compile(r"\b(?:code|github|link|url|repo\w*|website|project page|availab\w+|release\w*)\b",
+                          re.IGNORECASE)
 _NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
                    re.IGNORECASE)
 
@@ -253,14 +256,28 @@ def clean_value(raw: str) -> str | None:
     return None if not value or _NONE.match(value) or len(value.split()) > VALUE_WORDS else value
 
 
+def link_value(aspect: str, quote: str) -> str | None:
+    """The link a quote gives for an aspect about code, data or a project
+    page: copied as is, with no model call (the 1.5B model answers "none"
+    to most of them, measured on the dev cells)."""
+    if not _LINK_ASPECT.search(aspect):
+        return None
+    link = _LINK.search(quote)
+    return link.group(0).rstrip(".,;:)") if link else None
+
+
 def fill_values(grid: Grid, ask: Callable[[str], str]) -> str | None:
-    """Each stated cell's value from the model (one short request per cell),
-    held to its quote. Returns the failure that stopped it, if one did: the
-    cells filled so far keep their values, the rest keep their quotes."""
+    """Each stated cell's value: its link, else from the model (one short
+    request per cell), held to its quote. Returns the failure that stopped
+    it, if one did: the cells filled so far keep their values, the rest
+    keep their quotes."""
     for p, paper in enumerate(grid.papers):
         for aspect, row in zip(grid.aspects, grid.rows, strict=True):
             cell = row[p]
             if not cell.stated:
+                continue
+            if link := link_value(aspect, cell.quote):
+                cell.value = link
                 continue
             try:
                 value = clean_value(ask(prompts.COMPARE_VALUE.format(name=paper.name, quote=cell.quote, aspect=aspect,

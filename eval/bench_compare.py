@@ -108,7 +108,7 @@ def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any
         return [(r, table[row_of[r["aspect"]]]["cells"][column[r["paper_id"]]]) for r in rows]
 
     values = [c for row in final.extra["table"] for c in row["cells"] if c["value"]]
-    return {"papers": len(papers), "aspects": len(aspects), "table_s": round(table_s, 2), "total_s": round(total_s, 2),
+    return {"split": rows[0]["split"], "papers": len(papers), "aspects": len(aspects), "table_s": round(table_s, 2), "total_s": round(total_s, 2),
             "extractive": pairs(first.table), "model": pairs(final.extra["table"]),
             "values_shown": len(values), "values_dropped": len(final.extra["dropped_values"]),
             "values_verbatim": sum(norm(c["value"]) in norm(c["quote"]) for c in values),
@@ -120,8 +120,11 @@ def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any
 
 
 def report(groups: dict[str, dict[str, Any]], split: str, model: str) -> tuple[dict[str, Any], str]:
-    all_pairs = {system: [p for g in groups.values() for p in g[system]] for system in ("extractive", "model")}
-    metrics = {system: score(pairs, system == "model") for system, pairs in all_pairs.items()}
+    """Metrics per split (test first: the figure to report; dev beside it) for both systems."""
+    splits = sorted({g["split"] for g in groups.values()}, key=lambda s: s != "test")
+    metrics = {f"{system} {s}": score([p for g in groups.values() if g["split"] == s for p in g[system]],
+                                      system == "model")
+               for s in splits for system in ("extractive", "model")}
     five = next((g for g in groups.values() if g["papers"] == 5), None)
     counts = {k: sum(g[k] for g in groups.values()) for k in ("values_shown", "values_dropped", "values_verbatim",
                                                                 "values_checked")}
@@ -130,16 +133,17 @@ def report(groups: dict[str, dict[str, Any]], split: str, model: str) -> tuple[d
             "groups": {name: {k: v for k, v in g.items() if k not in ("extractive", "model")}
                        for name, g in groups.items()}}
     lines = [f"# Compare table, {split} split, {data['date']} ({model})", "",
-             "| metric | extractive-only | model |", "|---|---|---|"]
+             "| metric | " + " | ".join(metrics) + " |", "|---" * (len(metrics) + 1) + "|"]
     for key in ("cells", "cell_accuracy", "quote_correct", "not_stated_precision", "not_stated_recall"):
-        lines.append(f"| {key} | {metrics['extractive'][key]} | {metrics['model'][key]} |")
+        lines.append(f"| {key} | " + " | ".join(str(m[key]) for m in metrics.values()) + " |")
     lines += ["", (f"Values shown: {counts['values_shown']} (verbatim in their quote: {counts['values_verbatim']}, "
                    f"held by it per the check: {counts['values_checked']}); dropped by the check: "
                    f"{counts['values_dropped']}.")]
     if five:
         lines.append(f"5 papers: table event after {five['table_s']} s, whole answer after {five['total_s']} s.")
-    lines += ["", "| group | papers | aspects | table s | answer s | error |", "|---|---|---|---|---|---|"]
-    lines += [f"| {name} | {g['papers']} | {g['aspects']} | {g['table_s']} | {g['total_s']} | {g['error'] or ''} |"
+    lines += ["", "| group | split | papers | aspects | table s | answer s | error |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {name} | {g['split']} | {g['papers']} | {g['aspects']} | {g['table_s']} | {g['total_s']} | "
+              f"{g['error'] or ''} |"
               for name, g in groups.items()]
     return data, "\n".join(lines) + "\n"
 

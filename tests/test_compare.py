@@ -106,6 +106,16 @@ def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assist
     assert quantum["a"] == quantum["b"] == prompts.NOT_STATED
 
 
+def test_a_code_link_is_copied_from_its_quote_without_asking_the_model(assistant: Assistant,
+                                                                       server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({"SPINT": {"code": "a wrong value"}}, NARRATIVE))
+    result = run(assistant.compare("POCO", "SPINT", aspects=["code"]))[1]
+    poco = cell(result, "code", "POCO")
+    assert poco["value"] == "https://github.com/yuvenduan/POCO" and poco["value"] in poco["quote"]
+    asked = [r["messages"][-1]["content"] for r in server.requests if "Aspect: code" in r["messages"][-1]["content"]]
+    assert not any("[1] POCO:" in prompt for prompt in asked)
+
+
 def test_an_llm_that_fails_mid_table_keeps_the_quoted_table(assistant: Assistant, server: ScriptedOpenAI) -> None:
     def first_value_then_down(body: dict) -> str:
         server.fail("500", times=20)  # every later request fails
