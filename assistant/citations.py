@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from assistant.chunking import sentences
-from assistant.embedding import MiniLMEmbedding
 from assistant.evidence import Evidence
 from assistant.naming import is_coined
+
+if TYPE_CHECKING:
+    from assistant.embedding import MiniLMEmbedding
 
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")

@@ -13,14 +13,17 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from assistant.chunking import sentences
-from assistant.embedding import MiniLMEmbedding
 from assistant.lexical import tokenize
 from assistant.papers import Paper
 from assistant.retrieve import Hit
+
+if TYPE_CHECKING:
+    from assistant.embedding import MiniLMEmbedding
 
 #: Papers whose sentence vectors are kept in memory (a few MB).
 CACHE_PAPERS = 2048

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
 from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
-from assistant.embedding import MiniLMEmbedding
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.result import AnswerResult
+
+if TYPE_CHECKING:
+    from assistant.embedding import MiniLMEmbedding
 
 #: Sentences in an extractive answer, and how close to the best each must score.
 EXTRACTIVE_SENTENCES = 2

@@ -18,15 +18,17 @@ from __future__ import annotations
 import logging
 import threading
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.corpus import Corpus
-from assistant.embedding import MiniLMEmbedding
 from assistant.ingest import IngestReport, ingest
 from assistant.papers import LoadResult, Paper
 from assistant.records import read_papers
 from assistant.settings import Settings
 from assistant.store import ChromaStore, revision_of
+
+if TYPE_CHECKING:
+    from assistant.embedding import MiniLMEmbedding
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,8 @@ class PaperIndex:
     @property
     def embedder(self) -> MiniLMEmbedding:
         if self._embedder is None:
+            from assistant.embedding import MiniLMEmbedding  # here: LlamaIndex and onnxruntime take ~2 s to import
+
             with self._lock:
                 if self._embedder is None:
                     self._embedder = MiniLMEmbedding(
@@ -140,7 +144,7 @@ class PaperIndex:
     # -- writing ------------------------------------------------------------
     def ingest(self, loaded: LoadResult, prune: bool = False, progress: bool | None = None) -> IngestReport:
         """Bring the collection in line with ``loaded`` (see ``ingest.py``)."""
-        report = ingest(self.store, self.embedder, loaded, prune, progress, self._stored_at)
+        report = ingest(self.store, lambda: self.embedder, loaded, prune, progress, self._stored_at)
         with self._lock:
             self._corpus = self._reader = None
         return report

@@ -13,16 +13,18 @@ import logging
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from assistant.embedding import MiniLMEmbedding
 from assistant.errors import IndexMismatch
 from assistant.naming import assign_names
 from assistant.papers import LoadResult, Paper, Skip, merge
 from assistant.records import chunk_records, paper_hash, read_papers
 from assistant.store import ChromaStore, new_revision, revision_of
+
+if TYPE_CHECKING:
+    from assistant.embedding import MiniLMEmbedding
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +57,13 @@ class _Target:
     revision: str | None
 
 
-def ingest(store: ChromaStore, embedder: MiniLMEmbedding, loaded: LoadResult, prune: bool, progress: bool | None,
+def ingest(store: ChromaStore, embedder: Callable[[], MiniLMEmbedding], loaded: LoadResult, prune: bool, progress: bool | None,
            stored_at: Callable[[Any, str | None], list[Paper]]) -> IngestReport:
     """Add new papers, re-embed changed ones, leave unchanged ones alone and,
     with ``prune``, drop papers the sources no longer hold. ``stored_at(col,
-    revision)`` gives the stored papers (from the corpus cache when it holds that revision)."""
+    revision)`` gives the stored papers (from the corpus cache when it holds that revision);
+    ``embedder()`` is called only when a paper needs embedding, so an unchanged
+    re-ingest never loads the model."""
     start = time.perf_counter()
     report = IngestReport(skipped=list(loaded.skipped), merged=loaded.merged)
     with store.guard("write"):
@@ -137,10 +141,13 @@ def reconcile(existing: list[Paper], loaded: list[Paper], prune: bool) -> tuple[
     return wanted, replaced
 
 
-def _write(col: Any, embedder: MiniLMEmbedding, papers: list[Paper], stored: dict[str, Paper],
+def _write(col: Any, embedder: Callable[[], MiniLMEmbedding], papers: list[Paper], stored: dict[str, Paper],
            progress: bool | None) -> None:
     """Embed and upsert ``papers``; drop chunks an update no longer has."""
-    bar = tqdm(total=len(papers), desc="Embedding", unit="paper", disable=progress is False or not papers,
+    if not papers:
+        return
+    model = embedder()
+    bar = tqdm(total=len(papers), desc="Embedding", unit="paper", disable=progress is False,
                leave=False)
     with bar:
         for batch in _batches(papers, WRITE_BATCH // 2):
@@ -149,12 +156,12 @@ def _write(col: Any, embedder: MiniLMEmbedding, papers: list[Paper], stored: dic
             metas: list[dict[str, Any]] = []
             counts: dict[str, int] = {}
             for paper in batch:
-                chunk_ids, texts, chunk_metas = chunk_records(paper, embedder.count_tokens)
+                chunk_ids, texts, chunk_metas = chunk_records(paper, model.count_tokens)
                 ids += chunk_ids
                 docs += texts
                 metas += chunk_metas
                 counts[paper.paper_id] = len(chunk_ids)
-            col.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=embedder.embed(docs))
+            col.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=model.embed(docs))
             for paper_id, count in counts.items():
                 if paper_id in stored:
                     col.delete(where={"$and": [{"paper_id": paper_id}, {"chunk": {"$gte": count}}]})

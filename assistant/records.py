@@ -14,7 +14,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from assistant.chunking import CHUNKING_ID, chunk_texts
-from assistant.embedding import MODEL_ID
+from assistant.embedding_model import MODEL_ID
 from assistant.papers import LATER_FIELDS, Paper
 
 #: Chunk ids are '<paper_id>::<n>'.

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from assistant.chunking import CHUNKING_ID
-from assistant.embedding import DIMENSION, MODEL_ID
+from assistant.embedding_model import DIMENSION, MODEL_ID
 from assistant.errors import AssistantError, IndexMismatch, IndexMissing, StorageError
 from assistant.settings import Settings
 

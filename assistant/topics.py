@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from assistant.embedding import DIMENSION, MODEL_ID
+from assistant.embedding_model import DIMENSION, MODEL_ID
 from assistant.errors import IndexMissing, InputError, NotFound, StorageError
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper

