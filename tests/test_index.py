@@ -76,7 +76,7 @@ def test_bad_input_leaves_the_index_intact(tmp_path: Path, fresh_index: PaperInd
 
 
 def test_missing_and_empty_index_say_run_ingest(tmp_path: Path) -> None:
-    index = PaperIndex(Settings(storage=tmp_path / "none"))
+    index = PaperIndex(Settings.load(storage=tmp_path / "none"))
     with pytest.raises(IndexMissing, match="paper-assistant ingest"):
         index.papers()
     assert not (tmp_path / "none").exists()
@@ -95,7 +95,7 @@ def test_rebuild_for_another_model_carries_every_stored_paper_over(tmp_path: Pat
     reopened = PaperIndex(fresh_index.settings, fresh_index.embedder)
     assert {r["id"] for r in records(5)} <= {p.paper_id for p in reopened.papers()}
     assert len(reopened.papers()) == 43 == reopened.collection().count()
-    assert [c.name for c in reopened.client.list_collections()] == [fresh_index.settings.collection]
+    assert [c.name for c in reopened.client.list_collections()] == [fresh_index.settings.index.collection]
     pruned = fresh_index.ingest(load_papers(seed_files()), prune=True, progress=False)
     assert (pruned.removed, pruned.total) == (5, 38)
 
