@@ -246,7 +246,8 @@ class Assistant:
         The parts are then checked as one answer."""
         start = time.perf_counter()
         query = self._scope(question, None).query
-        evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[: self.settings.answer.each_max_papers], 1)]
+        most = self.settings.answer.each_max_papers
+        evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[:most], 1)]
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, None)
         run = _Run(start)
@@ -321,7 +322,8 @@ class Assistant:
         try:
             llm = self.llm
             english = self._translations.get(llm.endpoint.model, question, lambda q: llm.complete(
-                _messages(prompts.TRANSLATE_QUERY.format(question=q)), max_tokens=self.settings.answer.short_reply_tokens))
+                _messages(prompts.TRANSLATE_QUERY.format(question=q)),
+                max_tokens=self.settings.answer.short_reply_tokens))
         except LLMUnavailable:
             return dictionary_query(question)
         return llm_query(question, english)

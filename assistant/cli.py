@@ -48,9 +48,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="index folder (default: $PAPER_ASSISTANT_STORAGE or ./storage)")
     parser.add_argument("--chroma-url", metavar="URL",
                         help="use a Chroma server (http://host:port) instead of the folder (default: $CHROMA_URL)")
-    parser.add_argument("--preset", metavar="NAME", help=f"named settings under the environment's: "
-                                                         f"{', '.join(preset_names())} (default: "
-                                                         "$PAPER_ASSISTANT_PRESET or default)")
+    parser.add_argument("--preset", metavar="NAME",
+                        help=f"a named set of settings, {', '.join(preset_names())}; flags and variables still "
+                             "win (default: $PAPER_ASSISTANT_PRESET or default)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -211,7 +211,7 @@ def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> 
     _common(parser)
 
 
-#: Settings fields that command-line flags set: field -> (argparse dest, flag).
+#: Settings fields (and the preset) that command-line flags set: field -> (argparse dest, flag).
 FLAGS = {
     "storage": ("storage", "--storage"), "top_k": ("k", "--k"), "base_url": ("base_url", "--base-url"),
     "model": ("model", "--model"), "local_model": ("local_model", "--local-model"),
@@ -287,7 +287,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     retriever = PaperRetriever(index, k=settings.retrieval.top_k, venue=args.venue, year=args.year)
     retriever.check_filters(args.venue, args.year)
     translate = None
-    if settings.retrieval.query_translation == "llm" or (settings.retrieval.query_translation == "auto" and settings.llm.base_url):
+    translation = settings.retrieval.query_translation
+    if translation == "llm" or (translation == "auto" and settings.llm.base_url):
         from assistant.answer import Assistant
 
         translate = Assistant(settings, index=index).translate  # the LLM starts only for a CJK query

@@ -137,8 +137,9 @@ def topic_recall(retriever: PaperRetriever, gold: list[GoldQuestion], settings: 
     for q in gold:
         if len(q.keys) > 1 and q.intent in _LISTING:
             scope = retriever.scope(topic_of(q.question))
-            found = retriever.topic(scope.query, scope.venue, scope.year, settings.topics.topic_max_papers,
-                                    settings.topics.topic_min_score, settings.topics.topic_min_similarity)[: settings.topics.topic_max_papers]
+            knobs = settings.topics
+            found = retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
+                                    knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]
             rows.append(len({h.paper.key for h in found} & set(q.keys)) / len(q.keys))
     return {f"recall@{settings.topics.topic_max_papers}": round(statistics.fmean(rows), 3) if rows else None,
             "n": len(rows)}

@@ -212,8 +212,8 @@ def gate_for(settings: Settings, endpoint: Endpoint) -> Gate:
 
         return Gate(record_path(settings).with_suffix(".queue"), LOCAL_SLOTS, settings.llm.request_timeout,
                     "The local model")
-    return Gate(queue_folder(settings.index.resolved_storage(), endpoint.base_url), settings.llm.max_concurrent_requests,
-                settings.llm.request_timeout, f"LLM endpoint {endpoint.base_url}")
+    return Gate(queue_folder(settings.index.resolved_storage(), endpoint.base_url),
+                settings.llm.max_concurrent_requests, settings.llm.request_timeout, f"LLM endpoint {endpoint.base_url}")
 
 
 def _wire(messages: list[ChatMessage]) -> Any:
@@ -246,7 +246,8 @@ def resolve_endpoint(settings: Settings) -> Endpoint:
     endpoint = Endpoint(base_url=base_url, model=settings.llm.model or "", api_key=key)
     if settings.llm.model:
         return endpoint
-    client = openai.OpenAI(base_url=base_url, api_key=key, timeout=min(settings.llm.request_timeout, 10.0), max_retries=0)
+    client = openai.OpenAI(base_url=base_url, api_key=key, timeout=min(settings.llm.request_timeout, 10.0),
+                           max_retries=0)
     try:
         models = [m.id for m in client.models.list()]
     except Exception as exc:

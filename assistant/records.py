@@ -54,7 +54,8 @@ def heading(paper: Paper) -> str:
     return paper.name
 
 
-def chunk_records(paper: Paper, count_tokens: Any, chunk_tokens: int) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+def chunk_records(paper: Paper, count_tokens: Any,
+                  chunk_tokens: int) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     """The ids, texts and metadata of a paper's chunks, ready to embed and upsert."""
     pieces = chunk_texts(heading(paper), paper.abstract, count_tokens, chunk_tokens)
     base: dict[str, Any] = {"paper_id": paper.paper_id, "venue": paper.venue,

@@ -102,8 +102,8 @@ class ChromaStore:
             # chromadb reports refused/DNS as ValueError, auth as ChromaError; others come from httpx or the OS
             except (ValueError, ChromaError, httpx.HTTPError, OSError) as exc:
                 raise StorageError(
-                    f"Cannot reach the Chroma server at {self.settings.index.chroma_url} ({type(exc).__name__}): start it "
-                    "(`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
+                    f"Cannot reach the Chroma server at {self.settings.index.chroma_url} ({type(exc).__name__}): "
+                    "start it (`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
                 ) from exc
         try:
             return chromadb.PersistentClient(path=str(self.storage / "chroma"), settings=chroma_settings)
@@ -143,7 +143,8 @@ class ChromaStore:
         with self.guard("read"):
             if self.settings.index.collection not in {c.name for c in self.client.list_collections()}:
                 raise IndexMissing(
-                    f"No collection '{self.settings.index.collection}' in {self.location}: run `paper-assistant ingest` first."
+                    f"No collection '{self.settings.index.collection}' in {self.location}: "
+                    "run `paper-assistant ingest` first."
                 )
             col = self.client.get_collection(self.settings.index.collection)
             count = col.count()

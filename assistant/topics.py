@@ -162,7 +162,8 @@ def scope_papers(index: PaperIndex, venue: str | None) -> list[Paper]:
 
 def index_state(papers: list[Paper], venue: str | None, chunk_tokens: int) -> dict[str, Any]:
     """What a map was built from: enough to tell later whether the papers changed."""
-    digest = hashlib.sha256("\n".join(f"{p.paper_id}:{paper_hash(p, chunk_tokens)}" for p in papers).encode()).hexdigest()
+    listing = "\n".join(f"{p.paper_id}:{paper_hash(p, chunk_tokens)}" for p in papers)
+    digest = hashlib.sha256(listing.encode()).hexdigest()
     return {"venue": venue, "papers": len(papers), "papers_hash": digest[:16], "embedding_model": MODEL_ID}
 
 

@@ -89,7 +89,8 @@ def index_copies(source: Path, storage: Path, paths: list[Path], embedder: MiniL
     for start in range(0, len(wanted), 500):
         ids, docs, metas, embeddings = [], [], [], []
         for paper in wanted[start: start + 500]:
-            chunk_ids, texts, chunk_metas = chunk_records(paper, embedder.count_tokens, store.settings.index.chunk_tokens)
+            chunk_ids, texts, chunk_metas = chunk_records(paper, embedder.count_tokens,
+                                                          store.settings.index.chunk_tokens)
             ids += chunk_ids
             docs += texts
             metas += chunk_metas
