@@ -104,3 +104,16 @@ def test_stored_record_keeps_original_and_clean_text(seed_index: PaperIndex) -> 
     bigmaq = next(p for p in seed_index.papers() if p.name == "BigMaQ")
     assert "\\textbf" in bigmaq.abstract_raw and "\\textbf" not in bigmaq.abstract
     assert json.dumps(bigmaq.__dict__)  # flat, serialisable
+
+
+def test_another_chunk_size_re_embeds_at_ingest_but_still_searches(fresh_index: PaperIndex) -> None:
+    """``chunk_tokens`` is recorded on the collection: an index cut to another
+    size is searched as it is, and the next ingest re-embeds every paper."""
+    fresh_index.ingest(load_papers(seed_files()), progress=False)
+    shorter = PaperIndex(fresh_index.settings.with_(chunk_tokens=64), fresh_index.embedder)
+    assert len(shorter.papers()) == 38
+    assert shorter.collection().metadata["chunking"] == "sent-128x1"
+    report = shorter.ingest(load_papers(seed_files()), progress=False)
+    assert report.rebuilt and report.total == 38
+    assert shorter.collection().metadata["chunking"] == "sent-64x1"
+    assert fresh_index.ingest(load_papers(seed_files()), progress=False).rebuilt  # and back to the default
