@@ -119,8 +119,7 @@ class Assistant:
         self.index = index or PaperIndex(settings)
         self.retriever = PaperRetriever(self.index, k=settings.answer.answer_papers)
         self.selector = EvidenceSelector(self.index.embedder, settings.answer)
-        self.checks = Checks(self.index.embedder, settings.answer.support_threshold, settings.answer.overrule_refusal,
-                             settings.answer.refuse_answer)
+        self.checks = Checks(self.index.embedder, settings.answer)
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
@@ -265,9 +264,10 @@ class Assistant:
                         yield Token("\n\n")
                     part = len(run.text)
                     yield from self._generate(turn, prompt, run)
+                    knobs = self.settings.answer
                     if (_refused_outright(run.text[part:])
-                            and (self._verdict(turn, prompt) or 0.0) >= self.checks.overrule_refusal):
-                        quote = self._pick(turn, prompt, [e]) or quoted([e])  # the model missed it
+                            and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
+                        quote = self._pick(turn, prompt, [e]) or quoted([e], knobs)  # the model missed it
                         run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
         except LLMUnavailable as exc:
             run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -364,8 +364,8 @@ class Assistant:
                     yield from self._generate(turn, prompt, run)
                     if mode == "ask" and not quote_refusal:
                         run.verdict = self._verdict(turn, prompt)
-                    if _refused_outright(run.text) and (quote_refusal
-                                                        or (run.verdict or 0.0) >= self.checks.overrule_refusal):
+                    overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
+                    if _refused_outright(run.text) and (quote_refusal or overruled):
                         run.pick = self._pick(turn, prompt, evidence)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -376,7 +376,8 @@ class Assistant:
         """What is on screen before the model's first word: the sources and
         a quoted draft (the built lines, else the best quoted sentences)."""
         yield Sources([source_json(e, e.n) for e in evidence])
-        draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
+        shown = lines if lines is not None else quoted(evidence, self.settings.answer)
+        draft = render_claims(shown, {e.n: e.n for e in evidence})
         if draft:
             yield Draft(draft)
 
@@ -406,7 +407,7 @@ class Assistant:
         copies nothing that is there."""
         copied = turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
                                max_tokens=self.settings.answer.copy_tokens)
-        return quote_of(copied, evidence)
+        return quote_of(copied, evidence, self.settings.answer)
 
     def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
                sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,

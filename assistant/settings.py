@@ -172,6 +172,15 @@ class AnswerSettings(Section):
     support_threshold: float = Field(
         default=0.55, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence."
     )
+    extractive_sentences: int = Field(default=2, ge=1, le=10, description="Sentences quoted as the answer when the "
+                                                                          "model gives none: enough to answer, few "
+                                                                          "enough to read.")
+    extractive_relative: float = Field(default=0.85, ge=0, le=1, description="A sentence joins that extractive "
+                                                                             "answer at this share of the best "
+                                                                             "one's relevance.")
+    copy_overlap: float = Field(default=0.7, ge=0, le=1, description="Share of a sentence the model copied that "
+                                                                     "must be one source sentence's words; below, "
+                                                                     "it paraphrased or invented.")
     max_answer_tokens: int = Field(default=400, ge=16, description="Tokens the model may generate.")
     short_reply_tokens: int = Field(default=40, ge=8, le=400, description="Tokens for a one-line reply (a "
                                                                           "rewritten follow-up, a translated "
