@@ -67,6 +67,7 @@ class Section(BaseSettings):
         init values above the environment, so the preset fills only the
         fields that neither flags nor the environment set."""
         section = cls(**overrides)
+        # model_fields_set holds what flags, the environment and .env gave
         fill = {name: value for name, value in preset.items() if name not in section.model_fields_set}
         return cls(**fill, **overrides) if fill else section
 
@@ -158,9 +159,8 @@ class AnswerSettings(Section):
                                                                    "alone misses exact names and numbers.")
     number_bonus: float = Field(default=0.15, ge=0, le=2, description="Added to a sentence holding a digit when the "
                                                                       "question asks how many or how much.")
-    gist_words: int = Field(default=45, ge=5, le=500, description="Words of each abstract a topic summary's prompt "
-                                                                  "quotes: enough for what a paper does, short "
-                                                                  "enough for 12 papers in a small context.")
+    gist_words: int = Field(default=45, ge=5, le=500, description="Words of a paper's quoted line in a summary or "
+                                                                  "list: one line per paper says what it does.")
     overrule_refusal: float = Field(
         default=0.6, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
                                              "is overruled with a quoted answer (calibrated on the dev split)."
