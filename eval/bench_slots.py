@@ -37,7 +37,7 @@ def clients(settings: Settings, servers: int) -> tuple[list[LLMClient], list[Loc
     started, made = [], []
     for i in range(servers):
         own = settings.with_(local_port=settings.local.local_port + 10 * i,
-                                          local_threads=max(1, cores // servers))
+                             local_threads=max(1, cores // servers))
         server = LocalServer(own)
         base_url = server.ensure()
         started.append(server)

@@ -159,7 +159,7 @@ def test_label_helpers() -> None:
 
 def test_llm_labels_checked_cached_and_fallback(own_seeds: PaperIndex, server: ScriptedOpenAI) -> None:
     settings = own_seeds.settings.with_(base_url=server.base_url, model="test-model",
-                                                     retry_backoff=0.0, max_retries=0)
+                                        retry_backoff=0.0, max_retries=0)
     from assistant.answer import Assistant
 
     assistant = Assistant(settings, index=own_seeds)
@@ -188,7 +188,7 @@ def test_llm_down_keeps_keyword_labels(own_seeds: PaperIndex, server: ScriptedOp
     from assistant.answer import Assistant
 
     settings = own_seeds.settings.with_(base_url=server.base_url, model="test-model",
-                                                     retry_backoff=0.0, max_retries=0)
+                                        retry_backoff=0.0, max_retries=0)
     server.fail("500", times=100)
     plain, _ = topics.build(own_seeds, progress=False)
     assistant = Assistant(settings, index=own_seeds)

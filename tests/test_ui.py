@@ -507,7 +507,7 @@ def test_second_tab_waits_its_turn_and_a_closed_tab_frees_it(browser: sync_api.B
     server.set_default(reply)
     server.delay = 0.05
     settings = ui_settings(seed_settings.index.storage, server).with_(max_concurrent_requests=1,
-                                                                            request_timeout=60.0)
+                                                                       request_timeout=60.0)
     with serving(settings) as ui, opened(browser, ui.url) as first, opened(browser, ui.url) as second:
         ask(first, "What is SPINT?")
         expect(first.locator("#chat [data-testid=bot]").last).to_contain_text("Quoted from the abstracts")
