@@ -97,7 +97,8 @@ def serving(settings: Settings) -> Iterator[Served]:
 
 def ui_settings(storage: Path, server: ScriptedOpenAI) -> Settings:
     return Settings.load(storage=storage, base_url=server.base_url, model="test-model",
-                    api_key=SecretStr("sk-test-secret-123"), retry_backoff=0.0, max_retries=1, request_timeout=10.0)
+                         api_key=SecretStr("sk-test-secret-123"), retry_backoff=0.0, max_retries=1,
+                         request_timeout=10.0)
 
 
 @pytest.fixture(scope="session")
