@@ -47,12 +47,6 @@ RETRY_ENDPOINT_AFTER_S = 30.0
 #: Seconds a request waits for another one that is starting the LLM endpoint,
 #: before it answers extractively instead.
 LLM_START_WAIT_S = 10.0
-#: Longest search query or rewritten follow-up the model may write (tokens).
-SHORT_REPLY_TOKENS = 40
-#: Longest sentence the model may copy from a source (tokens).
-COPY_TOKENS = 120
-#: Words of a paper's quoted line in a summary or list at most.
-GIST_WORDS = 45
 
 
 def language_of(text: str) -> str:
@@ -70,16 +64,17 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 1)
 
 
-def _gist(e: Evidence) -> str:
-    """The paper's own sentence saying what it does, shortened to a line."""
+def _gist(e: Evidence, most: int) -> str:
+    """The paper's own sentence saying what it does, shortened to ``most`` words."""
     words = e.sentences[gist_sentence(e.sentences)].split()
-    return " ".join(words[:GIST_WORDS]) + (" …" if len(words) > GIST_WORDS else "")
+    return " ".join(words[:most]) + (" …" if len(words) > most else "")
 
 
-def _paper_lines(evidence: list[Evidence]) -> list[SentenceSupport]:
+def _paper_lines(evidence: list[Evidence], gist_words: int) -> list[SentenceSupport]:
     """One line per paper, its own quoted sentence cited to itself: built,
     not generated, so a paper can never be described with another's words."""
-    lines = [SentenceSupport(text=f"{e.paper.name}: “{_gist(e)}”", cited=[e.n], lead="\n- ", status="quoted")
+    lines = [SentenceSupport(text=f"{e.paper.name}: “{_gist(e, gist_words)}”", cited=[e.n], lead="\n- ",
+                             status="quoted")
              for e in evidence]
     if lines:
         lines[0].lead = "\n\n- "  # a blank line between the model's synthesis and the list
@@ -122,14 +117,13 @@ class Assistant:
     def __init__(self, settings: Settings, index: PaperIndex | None = None, llm: LLMClient | None = None) -> None:
         self.settings = settings
         self.index = index or PaperIndex(settings)
-        self.retriever = PaperRetriever(self.index, k=settings.answer_papers)
-        self.selector = EvidenceSelector(self.index.embedder)
-        self.checks = Checks(self.index.embedder, settings.support_threshold, settings.overrule_refusal,
-                             settings.refuse_answer)
+        self.retriever = PaperRetriever(self.index, k=settings.answer.answer_papers)
+        self.selector = EvidenceSelector(self.index.embedder, settings.answer)
+        self.checks = Checks(self.index.embedder, settings.answer)
         self._llm = llm
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
-        self._translations = TranslationCache(settings.resolved_storage() / "translations.json")
+        self._translations = TranslationCache(settings.index.resolved_storage() / "translations.json")
 
     @property
     def llm(self) -> LLMClient:
@@ -192,10 +186,11 @@ class Assistant:
         """What was searched, the evidence and the user prompt for a question."""
         scope = self._scope(question, venue)
         query = scope.query
-        hits = _focus(self.retriever.search(query, k=self.settings.answer_papers, venue=scope.venue,
-                                            year=scope.year), self.settings.focus_relative)
-        evidence = self.selector.select(query, hits, self.settings.evidence_sentences, self.settings.evidence_tokens,
-                                        whole=self.settings.whole_abstract_tokens)
+        knobs = self.settings.answer
+        hits = _focus(self.retriever.search(query, k=knobs.answer_papers, venue=scope.venue, year=scope.year),
+                      self.settings.retrieval.focus_relative)
+        evidence = self.selector.select(query, hits, knobs.evidence_sentences, knobs.evidence_tokens,
+                                        whole=knobs.whole_abstract_tokens)
         shown = prompts.KEYWORDS.format(keywords=question) if keywords else question
         prompt = prompts.ASK.format(sources=self._format(evidence), question=shown,
                                     language=language_of(asked or question))
@@ -210,10 +205,10 @@ class Assistant:
         scope = self._scope(topic, venue) if papers is None else Scope(topic, venue, None)
         query = scope.query
         about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
-        evidence = self._gist_evidence(query, about[: self.settings.topic_max_papers])
+        evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
         prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                           language=language_of(asked or topic))
-        lines = _paper_lines(evidence)
+        lines = _paper_lines(evidence, self.settings.answer.gist_words)
         extra = {"found": len(about), "shown": len(evidence), "filter": scope.as_json()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
 
@@ -222,9 +217,10 @@ class Assistant:
         line the paper's own sentence: built from the index, no model."""
         start = time.perf_counter()
         scope = self._scope(question, venue)
-        evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topic_max_papers])
+        evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topics.topic_max_papers])
         yield from self._answer("list", asked or question, scope.query, evidence, "", start,
-                                {"shown": len(evidence), "filter": scope.as_json()}, _paper_lines(evidence))
+                                {"shown": len(evidence), "filter": scope.as_json()},
+                                _paper_lines(evidence, self.settings.answer.gist_words))
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """A paper's venue, year and title, from its record: the paper named,
@@ -249,7 +245,8 @@ class Assistant:
         The parts are then checked as one answer."""
         start = time.perf_counter()
         query = self._scope(question, None).query
-        evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[: self.settings.each_max_papers], 1)]
+        most = self.settings.answer.each_max_papers
+        evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[:most], 1)]
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, None)
         run = _Run(start)
@@ -267,9 +264,10 @@ class Assistant:
                         yield Token("\n\n")
                     part = len(run.text)
                     yield from self._generate(turn, prompt, run)
+                    knobs = self.settings.answer
                     if (_refused_outright(run.text[part:])
-                            and (self._verdict(turn, prompt) or 0.0) >= self.checks.overrule_refusal):
-                        quote = self._pick(turn, prompt, [e]) or quoted([e])  # the model missed it
+                            and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
+                        quote = self._pick(turn, prompt, [e]) or quoted([e], knobs)  # the model missed it
                         run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
         except LLMUnavailable as exc:
             run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -287,7 +285,8 @@ class Assistant:
         values, then the narrative written from the table's sentences."""
         start = time.perf_counter()
         grid = yield from compare.tables(self.selector, papers, aspects or list(compare.DEFAULT_ASPECTS),
-                                         lambda prompt: self.llm.complete(_messages(prompt), compare.VALUE_TOKENS))
+                                         lambda prompt, most: self.llm.complete(_messages(prompt), most),
+                                         self.settings.compare)
         evidence = compare.evidence(self.selector, grid)
         prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
                                         count=len(evidence), language=language_of(question))
@@ -299,7 +298,7 @@ class Assistant:
     # -- shared steps ---------------------------------------------------------
     def _topic_hits(self, scope: Scope) -> list[Hit]:
         """Every paper about a topic (see ``PaperRetriever.topic``)."""
-        s = self.settings
+        s = self.settings.topics
         return self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
                                     s.topic_min_similarity)
 
@@ -318,12 +317,13 @@ class Assistant:
         """A CJK question as an English search query (MiniLM and BM25 see
         English abstracts): by the LLM, cached per model, else (LLM down, or
         ``query_translation = dictionary``) by the bundled term dictionary."""
-        if self.settings.query_translation == "dictionary":
+        if self.settings.retrieval.query_translation == "dictionary":
             return dictionary_query(question)
         try:
             llm = self.llm
             english = self._translations.get(llm.endpoint.model, question, lambda q: llm.complete(
-                _messages(prompts.TRANSLATE_QUERY.format(question=q)), max_tokens=SHORT_REPLY_TOKENS))
+                _messages(prompts.TRANSLATE_QUERY.format(question=q)),
+                max_tokens=self.settings.answer.short_reply_tokens))
         except LLMUnavailable:
             return dictionary_query(question)
         return llm_query(question, english)
@@ -340,7 +340,7 @@ class Assistant:
     def _whole(self, query: str, paper: Paper, n: int) -> Evidence:
         """A paper's abstract, whole up to the top-paper allowance (else its
         sentences closest to ``query`` within it), as source ``n``."""
-        budget = self.settings.whole_abstract_tokens
+        budget = self.settings.answer.whole_abstract_tokens
         [evidence] = self.selector.select(query, [Hit(paper, 1.0, 1.0, True)], 10 ** 3, budget, whole=budget)
         evidence.n = n
         return evidence
@@ -364,8 +364,8 @@ class Assistant:
                     yield from self._generate(turn, prompt, run)
                     if mode == "ask" and not quote_refusal:
                         run.verdict = self._verdict(turn, prompt)
-                    if _refused_outright(run.text) and (quote_refusal
-                                                        or (run.verdict or 0.0) >= self.checks.overrule_refusal):
+                    overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
+                    if _refused_outright(run.text) and (quote_refusal or overruled):
                         run.pick = self._pick(turn, prompt, evidence)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -376,7 +376,8 @@ class Assistant:
         """What is on screen before the model's first word: the sources and
         a quoted draft (the built lines, else the best quoted sentences)."""
         yield Sources([source_json(e, e.n) for e in evidence])
-        draft = render_claims(lines if lines is not None else quoted(evidence), {e.n: e.n for e in evidence})
+        shown = lines if lines is not None else quoted(evidence, self.settings.answer)
+        draft = render_claims(shown, {e.n: e.n for e in evidence})
         if draft:
             yield Draft(draft)
 
@@ -404,8 +405,9 @@ class Assistant:
         """The source sentence the model picks as the answer (the prompt
         reused up to its last line), quoted from the abstract; none if it
         copies nothing that is there."""
-        copied = turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE), max_tokens=COPY_TOKENS)
-        return quote_of(copied, evidence)
+        copied = turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
+                               max_tokens=self.settings.answer.copy_tokens)
+        return quote_of(copied, evidence, self.settings.answer)
 
     def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
                sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
@@ -441,7 +443,8 @@ class Conversation:
         history = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in self.history[-self.max_turns:])
         try:
             rewritten = self.assistant.llm.complete(
-                _messages(prompts.CONDENSE.format(history=history, question=message)), max_tokens=SHORT_REPLY_TOKENS)
+                _messages(prompts.CONDENSE.format(history=history, question=message)),
+                max_tokens=self.assistant.settings.answer.short_reply_tokens)
         except LLMUnavailable:
             return f"{self.history[-1][0]} {message}"
         return rewritten.splitlines()[0].strip() if rewritten.strip() else message

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from assistant.settings import Settings, load_settings, set_offline_env
+from assistant.settings import Settings, load_settings, preset_names, set_offline_env
 
 EXIT_ERROR = 1
 EXIT_INTERRUPTED = 130
@@ -48,6 +48,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="index folder (default: $PAPER_ASSISTANT_STORAGE or ./storage)")
     parser.add_argument("--chroma-url", metavar="URL",
                         help="use a Chroma server (http://host:port) instead of the folder (default: $CHROMA_URL)")
+    parser.add_argument("--preset", metavar="NAME",
+                        help=f"a named set of settings, {', '.join(preset_names())}; flags and variables still "
+                             "win (default: $PAPER_ASSISTANT_PRESET or default)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,9 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
     _common(ev)
 
     ui = sub.add_parser("ui", help="the web chat UI (Gradio) on http://127.0.0.1:7860")
-    ui.add_argument("--host", default="127.0.0.1",
-                    help="address to bind (default 127.0.0.1, this machine only; 0.0.0.0 serves the network)")
-    ui.add_argument("--port", type=int, default=7860, help="port to serve on (default 7860)")
+    ui.add_argument("--host", dest="ui_host",
+                    help="address to bind (default: $PAPER_ASSISTANT_UI_HOST or 127.0.0.1, this machine only; "
+                         "0.0.0.0 serves the network)")
+    ui.add_argument("--port", type=int, dest="ui_port", help="port to serve on (default: $PAPER_ASSISTANT_UI_PORT "
+                                                             "or 7860)")
     ui.add_argument("--auth", metavar="USER:PASSWORD",
                     help="require this login (default: $PAPER_ASSISTANT_UI_AUTH, safer: not visible in `ps`)")
     _endpoint_options(ui)
@@ -206,13 +211,14 @@ def _answer_options(parser: argparse.ArgumentParser, with_json: bool = True) -> 
     _common(parser)
 
 
-#: Settings fields that command-line flags set: field -> (argparse dest, flag).
+#: Settings fields (and the preset) that command-line flags set: field -> (argparse dest, flag).
 FLAGS = {
     "storage": ("storage", "--storage"), "top_k": ("k", "--k"), "base_url": ("base_url", "--base-url"),
     "model": ("model", "--model"), "local_model": ("local_model", "--local-model"),
     "local_port": ("local_port", "--port"), "chroma_url": ("chroma_url", "--chroma-url"),
     "question_filters": ("question_filters", "--no-question-filters"),
-    "query_translation": ("query_translation", "--query-translation"),
+    "query_translation": ("query_translation", "--query-translation"), "preset": ("preset", "--preset"),
+    "ui_host": ("ui_host", "--host"), "ui_port": ("ui_port", "--port"), "ui_auth": ("auth", "--auth"),
 }
 
 
@@ -278,10 +284,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     index = PaperIndex(settings)
-    retriever = PaperRetriever(index, k=settings.top_k, venue=args.venue, year=args.year)
+    retriever = PaperRetriever(index, k=settings.retrieval.top_k, venue=args.venue, year=args.year)
     retriever.check_filters(args.venue, args.year)
     translate = None
-    if settings.query_translation == "llm" or (settings.query_translation == "auto" and settings.base_url):
+    translation = settings.retrieval.query_translation
+    if translation == "llm" or (translation == "auto" and settings.llm.base_url):
         from assistant.answer import Assistant
 
         translate = Assistant(settings, index=index).translate  # the LLM starts only for a CJK query
@@ -554,7 +561,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
         if getattr(args, "llm_labels", False):
             assistant = _assistant(args)
             llm = lambda: assistant.llm
-        topic_map, error = topics.build(index, venue, settings.topic_max_papers, progress=None, llm=llm)
+        topic_map, error = topics.build(index, venue, settings.topics.topic_max_papers, progress=None, llm=llm)
         if error:
             print(f"warning: {error} Keeping keyword labels.", file=sys.stderr)
         topics.save(topic_map, path)
@@ -600,7 +607,7 @@ def _show_topic(args: argparse.Namespace, topic_map: Any, index: Any) -> int:
         print(f"Keywords: {', '.join(topic.keywords)}\n")
         for p in papers:
             print(f"- {p.name} — {p.venue} ({p.paper_id})")
-        covered = min(len(papers), index.settings.topic_max_papers)
+        covered = min(len(papers), index.settings.topics.topic_max_papers)
         if covered < len(papers):
             print(f"\nSummarized from its {covered} most representative papers of {len(papers)}.")
         print()
@@ -637,17 +644,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_ui(args: argparse.Namespace) -> int:
-    from assistant.errors import ConfigError
     from ui.app import launch
 
-    credentials = args.auth or os.environ.get("PAPER_ASSISTANT_UI_AUTH")
-    auth = None
-    if credentials:
-        user, _, password = credentials.partition(":")
-        if not (user and password):
-            raise ConfigError("--auth (or PAPER_ASSISTANT_UI_AUTH) takes USER:PASSWORD.")
-        auth = (user, password)
-    launch(_settings(args), host=args.host, port=args.port, auth=auth)
+    launch(_settings(args))
     return 0
 
 
@@ -665,13 +664,13 @@ def cmd_llm(args: argparse.Namespace) -> int:
     if args.llm_command == "stop":
         stopped = stop_recorded(settings)
         print(f"Stopped the local model server (pid {stopped.pid}, port {stopped.port})." if stopped
-              else f"No local model server of paper-assistant runs on port {settings.local_port}.")
+              else f"No local model server of paper-assistant runs on port {settings.local.local_port}.")
         return 0
     if args.llm_command == "serve":
-        if settings.base_url:
+        if settings.llm.base_url:
             from assistant.errors import ConfigError
 
-            raise ConfigError(f"An endpoint is configured ({settings.base_url}): `llm serve` runs the local model; "
+            raise ConfigError(f"An endpoint is configured ({settings.llm.base_url}): `llm serve` runs the local model; "
                               "unset OPENAI_BASE_URL to use it.")
         server = shared_server(settings)
         print(f"Local model {server.model.alias} at {server.ensure()} (API key: api_key in "
@@ -684,14 +683,14 @@ def cmd_llm(args: argparse.Namespace) -> int:
                 server.stop()
         return 0
     status: dict[str, Any]
-    if settings.base_url:
-        status = {"endpoint": settings.base_url, "model": settings.model or "(the endpoint's first model)",
+    if settings.llm.base_url:
+        status = {"endpoint": settings.llm.base_url, "model": settings.llm.model or "(the endpoint's first model)",
                   "local": False}
     else:
         from assistant.local import chosen_model, model_file_status
 
         model = chosen_model(settings)
-        status = {"endpoint": f"http://127.0.0.1:{settings.local_port}/v1", "model": model.alias, "local": True,
+        status = {"endpoint": f"http://127.0.0.1:{settings.local.local_port}/v1", "model": model.alias, "local": True,
                   "description": model.description, "model_file": model_file_status(settings),
                   "server": server_status(settings), "choices": sorted(MODELS)}
     if args.json:

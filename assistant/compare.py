@@ -40,6 +40,7 @@ from assistant.lexical import tokenize
 from assistant.papers import Paper
 from assistant.result import Event, Table, cell_text, short
 from assistant.retrieve import Hit
+from assistant.settings import CompareSettings
 
 MIN_PAPERS, MAX_PAPERS = 2, 8
 MAX_ASPECTS = 10
@@ -56,20 +57,8 @@ SYNONYMS = {
     "limitation": "limitations or scope", "limitations": "limitations or scope", "scope": "limitations or scope",
     "limitations or scope": "limitations or scope",
 }
-#: A user's aspect is stated by a sentence holding at least this share of its
-#: (stemmed) words, or at least this MiniLM cosine to it.
-ASPECT_WORDS_SHARE = 0.5
-ASPECT_MIN_SIMILARITY = 0.45
 #: Words of an aspect that no sentence needs to repeat ("number of subjects").
 _FILLER = frozenset(tokenize("number amount count kind type used size"))
-#: Weight of the aspect's words against cosine when choosing among sentences.
-ASPECT_WORD_BONUS = 0.3
-#: Words of a short value at most; a longer reply is not a value.
-VALUE_WORDS = 12
-#: Tokens the model may spend on one value.
-VALUE_TOKENS = 32
-#: Share of a value's words that its quote must hold (all its numbers always).
-VALUE_IN_QUOTE = 0.75
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate((
     "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
     "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"))}
@@ -191,22 +180,23 @@ def resolve(names: Sequence[str], resolve_one: Callable[[str], Paper]) -> list[P
 
 
 # -- the table -------------------------------------------------------------------------
-def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_vector: np.ndarray) -> int | None:
+def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_vector: np.ndarray,
+                     settings: CompareSettings) -> int | None:
     """The sentence stating a user's aspect: most of the aspect's words, or
     close in meaning; the best by cosine plus a bonus for those words."""
     words = set(tokenize(aspect)) - _FILLER or set(tokenize(aspect))
     share = np.array([len(words & set(tokenize(s))) / len(words) if words else 0.0 for s in sents])
     cosine = vectors @ aspect_vector
-    ok = (share >= ASPECT_WORDS_SHARE) | (cosine >= ASPECT_MIN_SIMILARITY)
+    ok = (share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity)
     if not ok.any():
         return None
-    score = np.where(ok, cosine + ASPECT_WORD_BONUS * share, -np.inf)
+    score = np.where(ok, cosine + settings.aspect_word_bonus * share, -np.inf)
     return int(np.argmax(score))
 
 
 def extract(papers: list[Paper], aspects: list[str],
             sentence_vectors: Callable[[Paper], tuple[list[str], np.ndarray]],
-            embed: Callable[[list[str]], np.ndarray]) -> Grid:
+            embed: Callable[[list[str]], np.ndarray], settings: CompareSettings) -> Grid:
     """The extractive table: each paper's sentence for each aspect, or none."""
     custom = [a for a in aspects if a.casefold() not in SYNONYMS]
     custom_vectors = dict(zip(custom, embed(custom), strict=True)) if custom else {}
@@ -217,13 +207,14 @@ def extract(papers: list[Paper], aspects: list[str],
         column = []
         for aspect in aspects:
             default = SYNONYMS.get(aspect.casefold())
-            i = cued[default] if default else _custom_sentence(aspect, sents, vectors, custom_vectors[aspect])
+            i = cued[default] if default else _custom_sentence(aspect, sents, vectors, custom_vectors[aspect],
+                                                                        settings)
             column.append(Cell(paper.paper_id, i, sents[i] if i is not None else ""))
         columns.append(column)
     return Grid(papers, aspects, [list(row) for row in zip(*columns, strict=True)])
 
 
-def value_in_quote(value: str, quote: str) -> bool:
+def value_in_quote(value: str, quote: str, settings: CompareSettings) -> bool:
     """Whether ``value`` is stated by ``quote``: every number of it is in the
     quote (number words count as digits, "60,000" as "60000") and most of its
     words are, stemmed ("11 tasks" follows from "11 representative EEG tasks")."""
@@ -234,7 +225,7 @@ def value_in_quote(value: str, quote: str) -> bool:
     quote_words = set(tokenize(_digits(quote)))
     if not words:
         return bool(value_numbers)
-    return sum(w in quote_words for w in words) >= VALUE_IN_QUOTE * len(words)
+    return sum(w in quote_words for w in words) >= settings.value_in_quote * len(words)
 
 
 def _digits(text: str) -> str:
@@ -247,13 +238,13 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(joined)}
 
 
-def clean_value(raw: str) -> str | None:
+def clean_value(raw: str, settings: CompareSettings) -> str | None:
     """A reply made a value: its first line, quotes, citation markers and a
     final period stripped; "none" (or a refusal) is None; a sentence is no
     value either."""
     first = (raw.strip().splitlines() or [""])[0]
     value = _MARKER.sub("", first).strip().rstrip(".").strip("\"'“”‘’`* ").rstrip(".").strip()
-    return None if not value or _NONE.match(value) or len(value.split()) > VALUE_WORDS else value
+    return None if not value or _NONE.match(value) or len(value.split()) > settings.value_words else value
 
 
 def link_value(aspect: str, quote: str) -> str | None:
@@ -266,7 +257,7 @@ def link_value(aspect: str, quote: str) -> str | None:
     return link.group(0).rstrip(".,;:)") if link else None
 
 
-def fill_values(grid: Grid, ask: Callable[[str], str]) -> str | None:
+def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings) -> str | None:
     """Each stated cell's value: its link, else from the model (one short
     request per cell), held to its quote. Returns the failure that stopped
     it, if one did: the cells filled so far keep their values, the rest
@@ -281,12 +272,12 @@ def fill_values(grid: Grid, ask: Callable[[str], str]) -> str | None:
                 continue
             try:
                 value = clean_value(ask(prompts.COMPARE_VALUE.format(name=paper.name, quote=cell.quote, aspect=aspect,
-                                                                     words=VALUE_WORDS)))
+                                                                     words=settings.value_words)), settings)
             except LLMUnavailable as exc:
                 return str(exc)
             if value is None:
                 continue  # the quote stays, without a value
-            if value_in_quote(value, cell.quote):
+            if value_in_quote(value, cell.quote, settings):
                 cell.value = value
             else:
                 grid.dropped.append({"paper_id": paper.paper_id, "aspect": aspect, "value": value})
@@ -294,14 +285,14 @@ def fill_values(grid: Grid, ask: Callable[[str], str]) -> str | None:
 
 
 # -- the comparison ----------------------------------------------------------------------
-def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str],
-           ask: Callable[[str], str]) -> Generator[Event, None, Grid]:
+def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str], ask: Callable[[str, int], str],
+           settings: CompareSettings) -> Generator[Event, None, Grid]:
     """The extractive table at once, then the same table with the values
-    the model found (``ask`` sends it one prompt); returns the final table."""
+    the model found (``ask(prompt, max_tokens)`` sends it one prompt); returns the final table."""
     check_count(papers)
-    grid = extract(papers, aspects, selector.sentence_vectors, selector.embedder.embed)
+    grid = extract(papers, aspects, selector.sentence_vectors, selector.embedder.embed, settings)
     yield grid.event(values=False)
-    grid.error = fill_values(grid, ask)
+    grid.error = fill_values(grid, lambda prompt: ask(prompt, settings.value_tokens), settings)
     yield grid.event(values=True)
     return grid
 

@@ -32,9 +32,9 @@ class Corpus:
     lexical: LexicalIndex
 
     @classmethod
-    def build(cls, state: str | None, papers: list[Paper]) -> Corpus:
+    def build(cls, state: str | None, papers: list[Paper], name_weight: int) -> Corpus:
         """Index ``papers`` for BM25 (what a cache miss costs: seconds at 30k papers)."""
-        return cls(state, tuple(papers), LexicalIndex([lexical_doc(p) for p in papers]))
+        return cls(state, tuple(papers), LexicalIndex([lexical_doc(p) for p in papers], name_weight))
 
     @cached_property
     def by_id(self) -> dict[str, Paper]:

@@ -43,9 +43,10 @@ def _code_version() -> str:
     return digest.hexdigest()
 
 
-def entry_key(location: str, collection: str, state: str) -> str:
-    """The name of the cache entry for one state of one collection."""
-    payload = json.dumps([location, collection, state, _code_version()])
+def entry_key(location: str, collection: str, state: str, name_weight: int) -> str:
+    """The name of the cache entry for one state of one collection, indexed
+    with one ``name_weight`` (the setting shapes the BM25 index)."""
+    payload = json.dumps([location, collection, state, name_weight, _code_version()])
     return f"{collection}@{hashlib.sha256(payload.encode()).hexdigest()[:20]}"
 
 

@@ -137,10 +137,11 @@ def topic_recall(retriever: PaperRetriever, gold: list[GoldQuestion], settings: 
     for q in gold:
         if len(q.keys) > 1 and q.intent in _LISTING:
             scope = retriever.scope(topic_of(q.question))
-            found = retriever.topic(scope.query, scope.venue, scope.year, settings.topic_max_papers,
-                                    settings.topic_min_score, settings.topic_min_similarity)[: settings.topic_max_papers]
+            knobs = settings.topics
+            found = retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
+                                    knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]
             rows.append(len({h.paper.key for h in found} & set(q.keys)) / len(q.keys))
-    return {f"recall@{settings.topic_max_papers}": round(statistics.fmean(rows), 3) if rows else None,
+    return {f"recall@{settings.topics.topic_max_papers}": round(statistics.fmean(rows), 3) if rows else None,
             "n": len(rows)}
 
 
@@ -406,7 +407,7 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
 
 def settings_tag(settings: Settings) -> str:
     """Names a report after the model that answered it."""
-    return "full" if settings.base_url else f"local-{settings.local_model}"
+    return "full" if settings.llm.base_url else f"local-{settings.local.local_model}"
 
 
 def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Path], retrieval_only: bool,
@@ -415,7 +416,7 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     distractors), answers at 38 papers unless ``retrieval_only``. Writes a
     dated markdown and JSON report into ``out_dir`` and returns the markdown's path.
     Chinese questions are searched through the LLM's translation when
-    ``settings.query_translation`` is ``llm`` (``--query-translation llm``),
+    ``settings.retrieval.query_translation`` is ``llm`` (``--query-translation llm``),
     else through the term dictionary, as ``search`` does without an endpoint."""
     gold = load_gold(gold_path)[:limit]
     split = gold_path.stem
@@ -427,10 +428,10 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     indexes: dict[str, PaperIndex] = {}
     translate: Callable[[str], str] | None = None
     for scale, extra in scales.items():
-        index = PaperIndex(settings.model_copy(update={"storage": settings.resolved_storage() / f"eval-{scale}"}))
+        index = PaperIndex(settings.with_(storage=settings.index.resolved_storage() / f"eval-{scale}"))
         index.ingest(load_papers(seed_files() + extra), progress=progress)
         indexes[scale] = index
-        if settings.query_translation == "llm" and translate is None:
+        if settings.retrieval.query_translation == "llm" and translate is None:
             translate = Assistant(indexes["seeds"].settings, index=indexes["seeds"]).translate
         retriever = PaperRetriever(index)
         report[f"retrieval_{scale}"] = retrieval_metrics(retriever, gold, translate=translate)

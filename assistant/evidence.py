@@ -21,16 +21,13 @@ from assistant.chunking import sentences
 from assistant.lexical import tokenize
 from assistant.papers import Paper
 from assistant.retrieve import Hit
+from assistant.settings import AnswerSettings
 
 if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
 
 #: Papers whose sentence vectors are kept in memory (a few MB).
 CACHE_PAPERS = 2048
-#: Weight of exact query words in a sentence's relevance (cosine is 0-1).
-TERM_BONUS = 0.3
-#: Lift for sentences with a number when the question asks for a quantity.
-NUMBER_BONUS = 0.15
 _QUANTITY = re.compile(r"\b(?:how (?:many|much|large|big|long|fast|well|accurate)|number of|percent(?:age)?|"
                        r"accuracy|rate|score|size|by how|what fraction|多少|几)", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -63,8 +60,9 @@ class Evidence:
 class EvidenceSelector:
     """Sentence vectors per paper (cached) and budgeted selection."""
 
-    def __init__(self, embedder: MiniLMEmbedding) -> None:
+    def __init__(self, embedder: MiniLMEmbedding, settings: AnswerSettings) -> None:
         self.embedder = embedder
+        self.term_bonus, self.number_bonus = settings.term_bonus, settings.number_bonus
         self._cache: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
         self._lock = threading.Lock()  # shared by concurrent UI sessions
 
@@ -96,9 +94,9 @@ class EvidenceSelector:
         candidates: list[tuple[float, int, int]] = []  # (-relevance, paper index, sentence index)
         for n, hit in enumerate(hits, start=1):
             sents, vecs = self.sentence_vectors(hit.paper)
-            sims = vecs @ qvec + TERM_BONUS * np.array([_overlap(terms, s) for s in sents])
+            sims = vecs @ qvec + self.term_bonus * np.array([_overlap(terms, s) for s in sents])
             if wants_number:
-                sims = sims + NUMBER_BONUS * np.array([bool(_DIGIT.search(s)) for s in sents])
+                sims = sims + self.number_bonus * np.array([bool(_DIGIT.search(s)) for s in sents])
             order = [int(i) for i in np.argsort(-sims)[:per_paper]]
             evidence.append(Evidence(n, hit, sents, vecs, [order[0]], sims))
             candidates.extend((-float(sims[i]), n - 1, i) for i in order[1:])

@@ -22,15 +22,11 @@ from assistant.citations import SentenceSupport, attribute, numbering, render_cl
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.result import AnswerResult
+from assistant.settings import AnswerSettings
 
 if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
 
-#: Sentences in an extractive answer, and how close to the best each must score.
-EXTRACTIVE_SENTENCES = 2
-EXTRACTIVE_RELATIVE = 0.85
-#: Share of a copied sentence's words that must be in the source sentence it copies.
-COPY_OVERLAP = 0.7
 #: Ways a model says "not in the sources" besides the exact refusal phrase.
 _REFUSING = re.compile(
     r"\b(?:(?:do|does|did) not (?:contain|mention|specify|state|provide|include|say|report|give|describe|discuss)|"
@@ -53,16 +49,16 @@ def _quote(e: Evidence, i: int) -> SentenceSupport:
                            status="quoted")
 
 
-def quoted(evidence: list[Evidence]) -> list[SentenceSupport]:
+def quoted(evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceSupport]:
     """The most relevant quoted sentences, each cited to its paper: the
     answer when the model gives none. Sentences far below the best are left out."""
     ranked = sorted(((score, i, e) for e in evidence for score, i in e.best_sentences()),
-                    key=lambda r: -r[0])[:EXTRACTIVE_SENTENCES]
+                    key=lambda r: -r[0])[:settings.extractive_sentences]
     top = ranked[0][0] if ranked else 0.0
-    return [_quote(e, i) for score, i, e in ranked if score >= EXTRACTIVE_RELATIVE * top]
+    return [_quote(e, i) for score, i, e in ranked if score >= settings.extractive_relative * top]
 
 
-def quote_of(text: str, evidence: list[Evidence]) -> list[SentenceSupport]:
+def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceSupport]:
     """The source sentence a model copied (``text``), quoted from the
     abstract and cited to it; none when most of its words are not one
     source sentence's (the model paraphrased or invented). A copy of part of
@@ -76,19 +72,17 @@ def quote_of(text: str, evidence: list[Evidence]) -> list[SentenceSupport]:
             score = (shared / max(len(words), 1), shared / max(len(words | theirs), 1))
             if score > best:
                 best, found = score, (e, i)
-    if found is None or best[0] < COPY_OVERLAP:
+    if found is None or best[0] < settings.copy_overlap:
         return []
     return [_quote(*found)]
 
 
 @dataclass(frozen=True)
 class Checks:
-    """The knobs of the checking step (from the settings)."""
+    """What the checking step needs: the embedder, and its knobs in the answer settings."""
 
     embedder: MiniLMEmbedding
-    support_threshold: float
-    overrule_refusal: float
-    refuse_answer: float
+    settings: AnswerSettings
 
 
 def source_json(e: Evidence, n: int) -> dict[str, Any]:
@@ -116,17 +110,17 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     built = built or []
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
     claims = [] if not evidence or not text or error else attribute(text, evidence, checks.embedder,
-                                                                    checks.support_threshold, question)
+                                                                    checks.settings.support_threshold, question)
     refused = [c for c in claims if is_refusal(c.text)]
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
     answered = bool(kept)
-    if kept and verdict is not None and verdict < checks.refuse_answer:
+    if kept and verdict is not None and verdict < checks.settings.refuse_answer:
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or quote_refusal
-                                                    or (verdict or 0.0) >= checks.overrule_refusal):
-        claims = kept = pick or quoted(evidence)
+                                                    or (verdict or 0.0) >= checks.settings.overrule_refusal):
+        claims = kept = pick or quoted(evidence, checks.settings)
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}

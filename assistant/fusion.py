@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.settings import Settings
+from assistant.settings import RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Fusion:
     candidates: int = 100
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Fusion:
+    def from_settings(cls, settings: RetrievalSettings) -> Fusion:
         return cls(settings.rrf_k, settings.dense_weight, settings.lexical_weight, settings.retrieval_candidates)
 
     def fuse(self, dense: Mapping[int, float] | None, lexical: np.ndarray | None, allowed: np.ndarray,

@@ -57,7 +57,7 @@ class PaperIndex:
             with self._lock:
                 if self._embedder is None:
                     self._embedder = MiniLMEmbedding(
-                        embed_batch_size=self.settings.embed_batch_size, threads=self.settings.embed_threads
+                        embed_batch_size=self.settings.index.embed_batch_size, threads=self.settings.index.embed_threads
                     )
         return self._embedder
 
@@ -98,15 +98,21 @@ class PaperIndex:
 
         col = self.store.collection()
         state = revision_of(col.metadata or {})
-        key = corpus_cache.entry_key(self.location, self.settings.collection, state) if state else ""
+        key = self._cache_key(state) if state else ""
         corpus = corpus_cache.load(self._cache_folder, key, state) if state else None
         if corpus is None:
             with self.store.guard("read"):
                 papers = read_papers(col)
-            corpus = Corpus.build(state, papers)
+            corpus = Corpus.build(state, papers, self.settings.retrieval.name_weight)
             if state:
                 corpus_cache.save(self._cache_folder, key, corpus)
         self._reader, self._corpus = col, corpus
+
+    def _cache_key(self, state: str) -> str:
+        from assistant import corpus_cache
+
+        return corpus_cache.entry_key(self.location, self.settings.index.collection, state,
+                                      self.settings.retrieval.name_weight)
 
     def refresh(self) -> bool:
         """Reload the snapshot when the collection changed since it was read
@@ -155,8 +161,7 @@ class PaperIndex:
         from assistant import corpus_cache
 
         if revision:
-            key = corpus_cache.entry_key(self.location, self.settings.collection, revision)
-            cached = corpus_cache.load(self._cache_folder, key, revision)
+            cached = corpus_cache.load(self._cache_folder, self._cache_key(revision), revision)
             if cached is not None:
                 return list(cached.papers)
         return read_papers(col)

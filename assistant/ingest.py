@@ -73,7 +73,9 @@ def ingest(store: ChromaStore, embedder: Callable[[], MiniLMEmbedding], loaded: 
         col.modify(metadata=store.metadata("ingesting", target.revision or ""))
         wanted, replaced = reconcile(target.existing, loaded.papers, prune)
         stored = {p.paper_id: p for p in target.existing}
-        changed = [p for p in wanted if p.paper_id not in stored or paper_hash(stored[p.paper_id]) != paper_hash(p)]
+        tokens = store.settings.index.chunk_tokens
+        changed = [p for p in wanted
+                   if p.paper_id not in stored or paper_hash(stored[p.paper_id], tokens) != paper_hash(p, tokens)]
         report.added = sum(1 for p in changed if p.paper_id not in stored)
         report.updated = len(changed) - report.added
         report.unchanged = len(wanted) - len(changed)
@@ -82,14 +84,14 @@ def ingest(store: ChromaStore, embedder: Callable[[], MiniLMEmbedding], loaded: 
         report.removed = len(gone) - len(replaced)
         # A rebuild's collection starts empty: every wanted paper is written
         # (the counts above still compare with what the old one held).
-        _write(col, embedder, wanted if target.rebuilt else changed, {} if target.rebuilt else stored, progress)
+        _write(col, embedder, wanted if target.rebuilt else changed, {} if target.rebuilt else stored, tokens, progress)
         if not target.rebuilt:
             _delete_papers(col, gone)
         touched = target.rebuilt or changed or gone or not target.revision
         col.modify(metadata=store.metadata("ready", new_revision() if touched else str(target.revision)))
         if target.rebuilt:
-            store.client.delete_collection(store.settings.collection)
-            col.modify(name=store.settings.collection)
+            store.client.delete_collection(store.settings.index.collection)
+            col.modify(name=store.settings.index.collection)
         report.total = len(wanted)
     report.seconds = time.perf_counter() - start
     return report
@@ -97,19 +99,20 @@ def ingest(store: ChromaStore, embedder: Callable[[], MiniLMEmbedding], loaded: 
 
 def _open(store: ChromaStore, stored_at: Callable[[Any, str | None], list[Paper]]) -> _Target:
     """The collection to write to, its current papers, whether it is a fresh
-    rebuild (the stored one came from another embedding model) and its revision."""
+    rebuild (the stored one came from another embedding model or chunking) and its revision."""
     from chromadb.errors import NotFoundError
 
     store.check_writable()
-    name = store.settings.collection
+    name = store.settings.index.collection
     try:
         col = store.client.get_collection(name)
     except NotFoundError:
         return _Target(store.create(name, replace=False, revision=""), [], False, None)
     try:
         store.check_model(col.metadata or {})
+        store.check_chunking(col.metadata or {})
     except IndexMismatch:
-        log.warning("index built with another embedding model: rebuilding it")
+        log.warning("index built with another embedding model or chunking: rebuilding it")
         target = store.create(name + "-rebuild", replace=True, revision="")
         # The old records are read back so that papers from other files are carried over.
         return _Target(target, read_papers(col), True, None)
@@ -141,7 +144,7 @@ def reconcile(existing: list[Paper], loaded: list[Paper], prune: bool) -> tuple[
     return wanted, replaced
 
 
-def _write(col: Any, embedder: Callable[[], MiniLMEmbedding], papers: list[Paper], stored: dict[str, Paper],
+def _write(col: Any, embedder: Callable[[], MiniLMEmbedding], papers: list[Paper], stored: dict[str, Paper], chunk_tokens: int,
            progress: bool | None) -> None:
     """Embed and upsert ``papers``; drop chunks an update no longer has."""
     if not papers:
@@ -156,7 +159,7 @@ def _write(col: Any, embedder: Callable[[], MiniLMEmbedding], papers: list[Paper
             metas: list[dict[str, Any]] = []
             counts: dict[str, int] = {}
             for paper in batch:
-                chunk_ids, texts, chunk_metas = chunk_records(paper, model.count_tokens)
+                chunk_ids, texts, chunk_metas = chunk_records(paper, model.count_tokens, chunk_tokens)
                 ids += chunk_ids
                 docs += texts
                 metas += chunk_metas

@@ -26,7 +26,6 @@ _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
 _STEMMER = Stemmer.Stemmer("english")
 _STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
-NAME_WEIGHT = 3
 
 
 def tokenize(text: str) -> list[str]:
@@ -65,9 +64,10 @@ class LexicalDoc:
     abstract: str
     cite_key: str = ""
 
-    def text(self) -> str:
+    def text(self, name_weight: int) -> str:
+        """The paper's names ``name_weight`` times, then its keywords and abstract."""
         names = " ".join(dict.fromkeys(filter(None, (self.name, self.alias, self.title))))
-        return " ".join([names] * NAME_WEIGHT + [self.keywords, self.abstract])
+        return " ".join([names] * name_weight + [self.keywords, self.abstract])
 
     def identity_keys(self, words: set[str]) -> set[str]:
         """Keys a question can name this paper by: its alias, its BibTeX
@@ -84,10 +84,10 @@ class LexicalDoc:
 class LexicalIndex:
     """BM25 over paper texts, plus a map from method names to papers."""
 
-    def __init__(self, docs: list[LexicalDoc]) -> None:
+    def __init__(self, docs: list[LexicalDoc], name_weight: int) -> None:
         self.paper_ids = [d.paper_id for d in docs]
         self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
-        corpus = [tokenize(d.text()) or ["_empty_"] for d in docs]
+        corpus = [tokenize(d.text(name_weight)) or ["_empty_"] for d in docs]
         self._bm25.index(corpus, show_progress=False)
         lower_words = {w for d in docs for w in _LOWER_WORD.findall(d.abstract)}
         self.names: dict[str, list[int]] = {}

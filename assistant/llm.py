@@ -46,7 +46,7 @@ def describe_failure(exc: BaseException, endpoint: Endpoint, settings: Settings)
     """One line: what went wrong at which endpoint, and what to do."""
     where = f"LLM endpoint {endpoint.base_url}"
     if isinstance(exc, openai.APITimeoutError):
-        return f"{where} did not answer within {settings.request_timeout:g} s: check the server or raise PAPER_ASSISTANT_REQUEST_TIMEOUT."
+        return f"{where} did not answer within {settings.llm.request_timeout:g} s: check the server or raise PAPER_ASSISTANT_REQUEST_TIMEOUT."
     if isinstance(exc, openai.APIConnectionError):
         return f"Cannot reach {where}: start the server or set OPENAI_BASE_URL to a running one."
     if isinstance(exc, openai.AuthenticationError):
@@ -54,9 +54,9 @@ def describe_failure(exc: BaseException, endpoint: Endpoint, settings: Settings)
     if isinstance(exc, openai.NotFoundError):
         return f"{where} has no model '{endpoint.model}' (404): set PAPER_ASSISTANT_MODEL to a model it serves."
     if isinstance(exc, openai.RateLimitError):
-        return f"{where} is rate-limiting (429) after {settings.max_retries} retries: wait a minute and ask again."
+        return f"{where} is rate-limiting (429) after {settings.llm.max_retries} retries: wait a minute and ask again."
     if isinstance(exc, openai.APIStatusError):
-        return f"{where} failed with HTTP {exc.status_code} after {settings.max_retries} retries: check the server's log."
+        return f"{where} failed with HTTP {exc.status_code} after {settings.llm.max_retries} retries: check the server's log."
     if isinstance(exc, (json.JSONDecodeError, openai.APIResponseValidationError)):
         return f"{where} sent a reply that is not OpenAI JSON: is it an OpenAI-compatible /v1 URL?"
     if isinstance(exc, (httpx.HTTPError, openai.APIError)):
@@ -79,24 +79,24 @@ class LLMClient:
             api_base=endpoint.base_url,
             api_key=endpoint.api_key,
             is_chat_model=True,
-            context_window=settings.context_window,
-            max_tokens=settings.max_answer_tokens,
-            temperature=settings.temperature,
-            timeout=settings.request_timeout,
+            context_window=settings.llm.context_window,
+            max_tokens=settings.answer.max_answer_tokens,
+            temperature=settings.answer.temperature,
+            timeout=settings.llm.request_timeout,
             max_retries=0,
         )
         #: The SDK itself, for what LlamaIndex does not expose: log-probabilities, a stream we can close.
         self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
-                                    timeout=settings.request_timeout, max_retries=0)
+                                    timeout=settings.llm.request_timeout, max_retries=0)
         self.gate = gate_for(settings, endpoint)
 
     def _with_retries(self, call: Callable[[], T]) -> T:
-        delay = self.settings.retry_backoff
-        for attempt in range(self.settings.max_retries + 1):
+        delay = self.settings.llm.retry_backoff
+        for attempt in range(self.settings.llm.max_retries + 1):
             try:
                 return call()
             except Exception as exc:
-                if not _retryable(exc) or attempt == self.settings.max_retries:
+                if not _retryable(exc) or attempt == self.settings.llm.max_retries:
                     raise LLMUnavailable(describe_failure(exc, self.endpoint, self.settings)) from exc
                 time.sleep(_retry_after(exc, delay))
                 delay *= 2
@@ -130,7 +130,7 @@ class LLMClient:
         is why it holds the SDK's stream itself rather than LlamaIndex's."""
         stream = self._with_retries(lambda: self.client.chat.completions.create(
             model=self.endpoint.model, messages=_wire(messages), stream=True,
-            max_tokens=self.settings.max_answer_tokens, temperature=self.settings.temperature))
+            max_tokens=self.settings.answer.max_answer_tokens, temperature=self.settings.answer.temperature))
         said = False
         with stream:
             try:
@@ -210,10 +210,10 @@ def gate_for(settings: Settings, endpoint: Endpoint) -> Gate:
     if endpoint.local:
         from assistant.local import record_path
 
-        return Gate(record_path(settings).with_suffix(".queue"), LOCAL_SLOTS, settings.request_timeout,
+        return Gate(record_path(settings).with_suffix(".queue"), LOCAL_SLOTS, settings.llm.request_timeout,
                     "The local model")
-    return Gate(queue_folder(settings.resolved_storage(), endpoint.base_url), settings.max_concurrent_requests,
-                settings.request_timeout, f"LLM endpoint {endpoint.base_url}")
+    return Gate(queue_folder(settings.index.resolved_storage(), endpoint.base_url),
+                settings.llm.max_concurrent_requests, settings.llm.request_timeout, f"LLM endpoint {endpoint.base_url}")
 
 
 def _wire(messages: list[ChatMessage]) -> Any:
@@ -235,18 +235,19 @@ def resolve_endpoint(settings: Settings) -> Endpoint:
     """The configured endpoint, else the embedded local model's server.
     The model is the first one the endpoint lists when PAPER_ASSISTANT_MODEL
     is unset (what vLLM, Ollama and LM Studio expect)."""
-    if not settings.base_url:
+    if not settings.llm.base_url:
         from assistant.local import shared_server
 
         server = shared_server(settings)
         base_url = server.ensure()
         return Endpoint(base_url=base_url, model=server.model.alias, api_key=server.api_key, local=True)
-    key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
-    base_url = settings.base_url.rstrip("/")
-    endpoint = Endpoint(base_url=base_url, model=settings.model or "", api_key=key)
-    if settings.model:
+    key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else "not-needed"
+    base_url = settings.llm.base_url.rstrip("/")
+    endpoint = Endpoint(base_url=base_url, model=settings.llm.model or "", api_key=key)
+    if settings.llm.model:
         return endpoint
-    client = openai.OpenAI(base_url=base_url, api_key=key, timeout=min(settings.request_timeout, 10.0), max_retries=0)
+    client = openai.OpenAI(base_url=base_url, api_key=key, timeout=min(settings.llm.request_timeout, 10.0),
+                           max_retries=0)
     try:
         models = [m.id for m in client.models.list()]
     except Exception as exc:

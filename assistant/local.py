@@ -85,10 +85,10 @@ MODELS: dict[str, LocalModel] = {
 
 def chosen_model(settings: Settings) -> LocalModel:
     try:
-        return MODELS[settings.local_model]
+        return MODELS[settings.local.local_model]
     except KeyError:
         raise LLMUnavailable(
-            f"Unknown local model '{settings.local_model}': use one of {', '.join(MODELS)}."
+            f"Unknown local model '{settings.local.local_model}': use one of {', '.join(MODELS)}."
         ) from None
 
 
@@ -113,7 +113,7 @@ def model_file(settings: Settings, progress: bool | None = None) -> Path:
     """The verified GGUF in the storage folder, assembled from the part
     packages on first use. A file that fails its hash is never served."""
     model = chosen_model(settings)
-    folder = settings.resolved_storage() / "models"
+    folder = settings.index.resolved_storage() / "models"
     target = folder / model.file_name()
     stamp = target.with_suffix(".verified")
     if target.exists() and stamp.exists() and stamp.read_text().strip() == _stamp(target, model):
@@ -151,7 +151,7 @@ def model_file(settings: Settings, progress: bool | None = None) -> Path:
 def model_file_status(settings: Settings) -> str:
     """Where the GGUF stands, without assembling or hashing anything."""
     model = chosen_model(settings)
-    target = settings.resolved_storage() / "models" / model.file_name()
+    target = settings.index.resolved_storage() / "models" / model.file_name()
     stamp = target.with_suffix(".verified")
     if target.exists() and stamp.exists() and stamp.read_text().strip() == _stamp(target, model):
         return f"{target} (verified)"
@@ -246,7 +246,7 @@ class ServerRecord:
 
 
 def record_path(settings: Settings, port: int | None = None) -> Path:
-    return settings.resolved_storage() / "models" / f"llama-server-{port or settings.local_port}.json"
+    return settings.index.resolved_storage() / "models" / f"llama-server-{port or settings.local.local_port}.json"
 
 
 def read_record(path: Path) -> ServerRecord | None:
@@ -295,12 +295,12 @@ class LocalServer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.model = chosen_model(settings)
-        self.port = settings.local_port
+        self.port = settings.local.local_port
         self.process: subprocess.Popen[bytes] | None = None
         self.record: ServerRecord | None = None
         self.owned = False  # whether our exit stops it
         self.record_path = record_path(settings)
-        self.log_path = settings.resolved_storage() / "models" / "llama-server.log"
+        self.log_path = settings.index.resolved_storage() / "models" / "llama-server.log"
         self._lock = threading.Lock()
 
     @property
@@ -365,8 +365,8 @@ class LocalServer:
             sys.executable, "-m", "llama_cpp.server",
             "--model", str(path), "--model_alias", self.model.alias,
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(self.settings.context_window),
-            "--n_threads", str(self.settings.local_threads or os.cpu_count() or 1),
+            "--n_ctx", str(self.settings.llm.context_window),
+            "--n_threads", str(self.settings.local.local_threads or os.cpu_count() or 1),
             "--n_batch", "512",
             "--flash_attn", "true",
             "--verbose", "false",
@@ -528,7 +528,7 @@ _SERVERS: dict[tuple[str, str], LocalServer] = {}
 
 def shared_server(settings: Settings) -> LocalServer:
     """One local server per process and model, shared by every caller."""
-    key = (settings.local_model, str(settings.resolved_storage()))
+    key = (settings.local.local_model, str(settings.index.resolved_storage()))
     if key not in _SERVERS:
         _SERVERS[key] = LocalServer(settings)
     return _SERVERS[key]

@@ -106,7 +106,7 @@ def build_server(settings: Settings, assistant: Assistant | None = None) -> Pape
     assistant = assistant or Assistant(settings)
     index = assistant.index
     papers = index.papers()
-    retriever = PaperRetriever(index, k=settings.top_k)
+    retriever = PaperRetriever(index, k=settings.retrieval.top_k)
     server = PaperServer("paper-assistant", version=_version(), instructions=INSTRUCTIONS, log_level="WARNING")
 
     ids = {p.paper_id: p for p in papers}
@@ -118,7 +118,7 @@ def build_server(settings: Settings, assistant: Assistant | None = None) -> Pape
         return found
 
     @server.tool()
-    def search(query: Text, k: Annotated[int, Field(ge=1, le=MAX_K)] = settings.top_k, venue: Venue = None,
+    def search(query: Text, k: Annotated[int, Field(ge=1, le=MAX_K)] = settings.retrieval.top_k, venue: Venue = None,
                year: int | None = None) -> CallToolResult:
         """The papers that best match a query (hybrid dense + BM25 retrieval), best first, with their abstracts."""
         def work() -> dict[str, Any]:

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, fields
 from typing import Any
 
-from assistant.chunking import CHUNKING_ID, chunk_texts
+from assistant.chunking import chunk_texts, chunking_id
 from assistant.embedding_model import MODEL_ID
 from assistant.papers import LATER_FIELDS, Paper
 
@@ -24,11 +24,11 @@ READ_PAGE = 5000
 PAPER_FIELDS = tuple(f.name for f in fields(Paper))
 
 
-def paper_hash(paper: Paper) -> str:
+def paper_hash(paper: Paper, chunk_tokens: int) -> str:
     """Changes whenever anything we store or embed for the paper changes."""
     # getattr, not asdict: asdict deep-copies, and was a quarter of a 6k re-ingest
     record = {k: v for k in PAPER_FIELDS if (v := getattr(paper, k)) or k not in LATER_FIELDS}
-    payload = json.dumps([record, CHUNKING_ID, MODEL_ID], sort_keys=True, ensure_ascii=False)
+    payload = json.dumps([record, chunking_id(chunk_tokens), MODEL_ID], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
 
@@ -54,10 +54,12 @@ def heading(paper: Paper) -> str:
     return paper.name
 
 
-def chunk_records(paper: Paper, count_tokens: Any) -> tuple[list[str], list[str], list[dict[str, Any]]]:
+def chunk_records(paper: Paper, count_tokens: Any,
+                  chunk_tokens: int) -> tuple[list[str], list[str], list[dict[str, Any]]]:
     """The ids, texts and metadata of a paper's chunks, ready to embed and upsert."""
-    pieces = chunk_texts(heading(paper), paper.abstract, count_tokens)
-    base: dict[str, Any] = {"paper_id": paper.paper_id, "venue": paper.venue, "paper_hash": paper_hash(paper)}
+    pieces = chunk_texts(heading(paper), paper.abstract, count_tokens, chunk_tokens)
+    base: dict[str, Any] = {"paper_id": paper.paper_id, "venue": paper.venue,
+                            "paper_hash": paper_hash(paper, chunk_tokens)}
     if paper.year is not None:
         base["year"] = paper.year
     ids = [f"{paper.paper_id}{CHUNK_SEP}{n}" for n in range(len(pieces))]

@@ -25,12 +25,6 @@ from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
-#: How far (in fused score) the best match of a description must lead the
-#: next one before we take it as the paper meant, instead of asking; a paper
-#: ranked first by both retrievers (score 1) is taken regardless.
-RESOLVE_MARGIN = 0.12
-#: Dense cosine below which a description matches no paper at all.
-RESOLVE_MIN_SIMILARITY = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,7 +75,7 @@ class PaperRetriever(BaseRetriever):
         self.venue = venue
         self.year = year
         self.mode = mode
-        self.fusion = Fusion.from_settings(index.settings)
+        self.fusion = Fusion.from_settings(index.settings.retrieval)
 
     def scope(self, question: str, venue: str | None = None, year: int | None = None,
               translate: Callable[[str], str] | None = None) -> Scope:
@@ -93,7 +87,7 @@ class PaperRetriever(BaseRetriever):
         A CJK question is put into English by ``translate`` (the LLM), else
         by the bundled term dictionary."""
         query, parsed = question, None
-        if self.index.settings.question_filters:
+        if self.index.settings.retrieval.question_filters:
             found = parse_filters(question, {p.venue for p in self.index.corpus.papers if p.venue})
             take_venue = found.venue if venue is None else None
             take_year = found.year if year is None else None
@@ -182,8 +176,10 @@ class PaperRetriever(BaseRetriever):
             return Resolution(text, named[0], [])
         if named:
             return Resolution(text, None, named)
-        hits = [h for h in self.search(text, k=5) if h.similarity >= RESOLVE_MIN_SIMILARITY]
-        if hits and (len(hits) == 1 or hits[0].score >= 0.999 or hits[0].score - hits[1].score >= RESOLVE_MARGIN):
+        # A paper ranked first by both retrievers (score 1) is taken whatever the margin.
+        knobs = self.index.settings.retrieval
+        hits = [h for h in self.search(text, k=5) if h.similarity >= knobs.resolve_min_similarity]
+        if hits and (len(hits) == 1 or hits[0].score >= 0.999 or hits[0].score - hits[1].score >= knobs.resolve_margin):
             return Resolution(text, hits[0].paper, [])
         return Resolution(text, None, [h.paper for h in hits])
 

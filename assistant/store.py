@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 from urllib.parse import urlparse
 
-from assistant.chunking import CHUNKING_ID
+from assistant.chunking import chunking_id
 from assistant.embedding_model import DIMENSION, MODEL_ID
 from assistant.errors import AssistantError, IndexMismatch, IndexMissing, StorageError
 from assistant.settings import Settings
@@ -76,12 +76,12 @@ class ChromaStore:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.storage = settings.resolved_storage()
+        self.storage = settings.index.resolved_storage()
 
     @property
     def location(self) -> str:
         """Where the index lives, for messages."""
-        return self.settings.chroma_url or str(self.storage)
+        return self.settings.index.chroma_url or str(self.storage)
 
     @cached_property
     def client(self) -> Any:
@@ -92,9 +92,9 @@ class ChromaStore:
         from chromadb.errors import ChromaError
 
         chroma_settings = ChromaSettings(anonymized_telemetry=False)
-        if self.settings.chroma_url:
-            url = urlparse(self.settings.chroma_url)
-            token = self.settings.chroma_token
+        if self.settings.index.chroma_url:
+            url = urlparse(self.settings.index.chroma_url)
+            token = self.settings.index.chroma_token
             headers = {"Authorization": f"Bearer {token.get_secret_value()}"} if token else None
             try:
                 return chromadb.HttpClient(host=url.hostname or "localhost", port=url.port or 8000,
@@ -102,8 +102,8 @@ class ChromaStore:
             # chromadb reports refused/DNS as ValueError, auth as ChromaError; others come from httpx or the OS
             except (ValueError, ChromaError, httpx.HTTPError, OSError) as exc:
                 raise StorageError(
-                    f"Cannot reach the Chroma server at {self.settings.chroma_url} ({type(exc).__name__}): start it "
-                    "(`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
+                    f"Cannot reach the Chroma server at {self.settings.index.chroma_url} ({type(exc).__name__}): "
+                    "start it (`chroma run --path DIR --port PORT`) or fix CHROMA_URL."
                 ) from exc
         try:
             return chromadb.PersistentClient(path=str(self.storage / "chroma"), settings=chroma_settings)
@@ -121,18 +121,18 @@ class ChromaStore:
         except AssistantError:
             raise
         except Exception as exc:
-            if self.settings.chroma_url and _is_connection_failure(exc):
+            if self.settings.index.chroma_url and _is_connection_failure(exc):
                 raise StorageError(
                     f"Lost the Chroma server at {self.location} while trying to {action} ({type(exc).__name__}): "
                     "is it running? Run the command again once it is back; nothing is lost or duplicated."
                 ) from exc
-            if not self.settings.chroma_url and (type(exc).__module__.startswith("chromadb")
+            if not self.settings.index.chroma_url and (type(exc).__module__.startswith("chromadb")
                                                  or isinstance(exc, OSError)):
                 raise storage_error(str(self.storage), exc, action) from exc
             raise
 
     def exists(self) -> bool:
-        if self.settings.chroma_url:
+        if self.settings.index.chroma_url:
             return True
         return (self.storage / "chroma" / "chroma.sqlite3").exists()
 
@@ -141,11 +141,12 @@ class ChromaStore:
         if not self.exists():
             raise IndexMissing(f"No index in {self.location}: run `paper-assistant ingest` first.")
         with self.guard("read"):
-            if self.settings.collection not in {c.name for c in self.client.list_collections()}:
+            if self.settings.index.collection not in {c.name for c in self.client.list_collections()}:
                 raise IndexMissing(
-                    f"No collection '{self.settings.collection}' in {self.location}: run `paper-assistant ingest` first."
+                    f"No collection '{self.settings.index.collection}' in {self.location}: "
+                    "run `paper-assistant ingest` first."
                 )
-            col = self.client.get_collection(self.settings.collection)
+            col = self.client.get_collection(self.settings.index.collection)
             count = col.count()
         self.check_model(col.metadata or {})
         if (col.metadata or {}).get("state") == "ingesting":
@@ -161,7 +162,7 @@ class ChromaStore:
         was recorded. Cheap (no records are read), so a long-lived UI asks it
         before every question to notice an ingest by another process."""
         with self.guard("read"):
-            meta = self.client.get_collection(self.settings.collection).metadata or {}
+            meta = self.client.get_collection(self.settings.index.collection).metadata or {}
         return revision_of(meta)
 
     def check_model(self, meta: dict[str, Any]) -> None:
@@ -172,17 +173,23 @@ class ChromaStore:
                 f"uses {MODEL_ID} ({DIMENSION}): run `paper-assistant ingest` to re-index."
             )
 
-    @staticmethod
-    def metadata(state: str, revision: str) -> dict[str, Any]:
+    def check_chunking(self, meta: dict[str, Any]) -> None:
+        """Raise IndexMismatch when the stored chunks were cut to another
+        ``chunk_tokens`` (ingest then re-embeds them; searching does not care)."""
+        stored, wanted = meta.get("chunking"), chunking_id(self.settings.index.chunk_tokens)
+        if stored is not None and stored != wanted:
+            raise IndexMismatch(f"The index in {self.location} was chunked as {stored}; the settings ask for {wanted}.")
+
+    def metadata(self, state: str, revision: str) -> dict[str, Any]:
         """What the collection records about itself; ``state`` is 'ingesting'
         while an ingest runs and stays so if it was killed; ``revision``
         changes with every ingest that changes a record."""
-        return {"embedding_model": MODEL_ID, "dimension": DIMENSION, "chunking": CHUNKING_ID, "state": state,
-                "revision": revision}
+        return {"embedding_model": MODEL_ID, "dimension": DIMENSION,
+                "chunking": chunking_id(self.settings.index.chunk_tokens), "state": state, "revision": revision}
 
     def check_writable(self) -> None:
         """Fail early, with the OS's reason, when the folder cannot take writes."""
-        if self.settings.chroma_url:
+        if self.settings.index.chroma_url:
             return
         probe = self.storage / "chroma" / ".write-test"
         try:

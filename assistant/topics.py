@@ -31,13 +31,11 @@ from assistant.errors import IndexMissing, InputError, NotFound, StorageError
 from assistant.index import PaperIndex, venue_matches
 from assistant.papers import Paper
 from assistant.records import paper_hash, paper_of
+from assistant.settings import TopicSettings
 from assistant.topic_labels import LabelCache, TermCounts, keyword_labels, label_prompt, llm_labels
 
 #: Format of the stored map; another number means "rebuild".
 SCHEMA = 1
-#: Topics ≈ this × √papers; areas ≈ topics / TOPICS_PER_AREA.
-TOPICS_PER_SQRT_PAPER = 1.25
-TOPICS_PER_AREA = 5
 SEED = 0
 #: Chunk records read from Chroma per call.
 PAGE = 5000
@@ -162,9 +160,10 @@ def scope_papers(index: PaperIndex, venue: str | None) -> list[Paper]:
     return papers
 
 
-def index_state(papers: list[Paper], venue: str | None) -> dict[str, Any]:
+def index_state(papers: list[Paper], venue: str | None, chunk_tokens: int) -> dict[str, Any]:
     """What a map was built from: enough to tell later whether the papers changed."""
-    digest = hashlib.sha256("\n".join(f"{p.paper_id}:{paper_hash(p)}" for p in papers).encode()).hexdigest()
+    listing = "\n".join(f"{p.paper_id}:{paper_hash(p, chunk_tokens)}" for p in papers)
+    digest = hashlib.sha256(listing.encode()).hexdigest()
     return {"venue": venue, "papers": len(papers), "papers_hash": digest[:16], "embedding_model": MODEL_ID}
 
 
@@ -172,7 +171,7 @@ def stale_note(topic_map: TopicMap, index: PaperIndex) -> str | None:
     """A line saying the index changed since the map was built, and how to rebuild; None when current."""
     venue = topic_map.built_from.get("venue")
     try:
-        now = index_state(scope_papers(index, venue), venue)
+        now = index_state(scope_papers(index, venue), venue, index.settings.index.chunk_tokens)
     except InputError:
         now = {"papers": 0, "papers_hash": ""}
     if now["papers_hash"] == topic_map.built_from.get("papers_hash"):
@@ -209,10 +208,11 @@ def paper_vectors(index: PaperIndex, papers: list[Paper]) -> np.ndarray:
     return sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
 
 
-def sizes_for(n: int) -> tuple[int, int]:
-    """(areas, topics) for ``n`` papers: ≈1.25·√n topics, ≈ a fifth as many areas."""
-    topics = max(1, min(n, round(TOPICS_PER_SQRT_PAPER * math.sqrt(n))))
-    areas = max(1 if topics < 4 else 2, min(topics, round(topics / TOPICS_PER_AREA)))
+def sizes_for(n: int, settings: TopicSettings) -> tuple[int, int]:
+    """(areas, topics) for ``n`` papers: ``topics_per_sqrt_paper``·√n topics
+    (1.25: 8 at 38 papers), ``topics_per_area`` of them an area."""
+    topics = max(1, min(n, round(settings.topics_per_sqrt_paper * math.sqrt(n))))
+    areas = max(1 if topics < 4 else 2, min(topics, round(topics / settings.topics_per_area)))
     return areas, topics
 
 
@@ -264,7 +264,7 @@ def build(index: PaperIndex, venue: str | None = None, representative: int = 12,
         vectors = paper_vectors(index, papers)
         bar.update(1)
         bar.set_postfix_str("clustering")
-        n_areas, n_topics = sizes_for(len(papers))
+        n_areas, n_topics = sizes_for(len(papers), index.settings.topics)
         area_of, topic_of = cluster(vectors, n_areas, n_topics)
         bar.update(1)
         bar.set_postfix_str("labelling")
@@ -279,7 +279,7 @@ def build(index: PaperIndex, venue: str | None = None, representative: int = 12,
         areas = _assemble(papers, vectors, area_of, topic_of, topic_names, area_names, representative)
         error = _relabel_with_llm(areas, papers, index, llm, progress) if llm is not None else None
         bar.update(1)
-    built_from = index_state(papers, venue) | {
+    built_from = index_state(papers, venue, index.settings.index.chunk_tokens) | {
         "built_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "seconds": round(time.perf_counter() - start, 2), "areas": len(areas),
         "topics": sum(len(a.topics) for a in areas), "llm_labels": llm is not None and error is None,

@@ -46,7 +46,7 @@ def main() -> None:
     keys = [p.key for p in papers]
     embedder = MiniLMEmbedding()
     queries = embedder.embed([q.question for q in gold])
-    lexical = LexicalIndex([lexical_doc(p) for p in papers])
+    lexical = LexicalIndex([lexical_doc(p) for p in papers], Settings().retrieval.name_weight)
     bm25 = [lexical.scores(q.question) for q in gold]
     named = [set(lexical.named(q.question)) for q in gold]
     everyone = np.arange(len(papers))
@@ -77,7 +77,7 @@ def main() -> None:
             (f"hybrid {w}", tuple(float(x) for x in w.split(":"))) for w in args.weights.split(",")
         ]:
             rows = {"single": [], "all": []}
-            fusion = Fusion(Settings().rrf_k, weights[0], weights[1], candidates=100)
+            fusion = Fusion(Settings().retrieval.rrf_k, weights[0], weights[1], candidates=100)
             for qi, q in enumerate(gold):
                 dense_side = {int(i): float(dense[qi][i]) for i in np.argsort(-dense[qi])[:100]} if weights[0] else None
                 order = fusion.fuse(dense_side, bm25[qi] if weights[1] else None, everyone,

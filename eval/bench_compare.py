@@ -112,7 +112,8 @@ def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any
             "extractive": pairs(first.table), "model": pairs(final.extra["table"]),
             "values_shown": len(values), "values_dropped": len(final.extra["dropped_values"]),
             "values_verbatim": sum(norm(c["value"]) in norm(c["quote"]) for c in values),
-            "values_checked": sum(compare.value_in_quote(c["value"], c["quote"]) for c in values),
+            "values_checked": sum(compare.value_in_quote(c["value"], c["quote"], assistant.settings.compare)
+                                  for c in values),
             "error": final.extra["values_error"] or final.error, "model_name": final.model,
             "dropped": final.extra["dropped_values"],
             "cells": [{"paper": r["paper"], "aspect": r["aspect"], "gold": r["value"], "stated": c["stated"],

@@ -43,7 +43,7 @@ def ingest(storage: Path, paths: list[Path]) -> tuple[float, float]:
 
 def search_latency(storage: Path, queries: list[str], repeat: int) -> tuple[float, float]:
     """p50 and p95 of one hybrid search, in ms, in a warm process."""
-    retriever = PaperRetriever(PaperIndex(Settings(storage=storage)))
+    retriever = PaperRetriever(PaperIndex(Settings.load(storage=storage)))
     retriever.search("warm up")
     times = []
     for _ in range(repeat):
@@ -74,7 +74,7 @@ def main() -> None:
             storage = Path(tmp)
             seconds, rss = ingest(storage, paths)
             again, _ = ingest(storage, paths)
-            count = len(PaperIndex(Settings(storage=storage)).papers())
+            count = len(PaperIndex(Settings.load(storage=storage)).papers())
             p50, p95 = search_latency(storage, queries, args.repeat)
             print(f"| {scale} | {count} | {seconds:.1f} | {count / seconds:.0f} | {rss:.0f} | {again:.1f} | "
                   f"{p50:.1f} | {p95:.1f} |")

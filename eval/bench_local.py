@@ -47,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     set_offline_env()
     storage = args.storage or Path(tempfile.mkdtemp())
-    settings = Settings(storage=storage, local_model=args.local_model)
+    settings = Settings.load(storage=storage, local_model=args.local_model)
     index = PaperIndex(settings)
     index.ingest(load_papers(seed_files()), progress=False)
     server = shared_server(settings)

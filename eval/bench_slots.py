@@ -36,8 +36,8 @@ def clients(settings: Settings, servers: int) -> tuple[list[LLMClient], list[Loc
     cores = os.cpu_count() or 1
     started, made = [], []
     for i in range(servers):
-        own = settings.model_copy(update={"local_port": settings.local_port + 10 * i,
-                                          "local_threads": max(1, cores // servers)})
+        own = settings.with_(local_port=settings.local.local_port + 10 * i,
+                             local_threads=max(1, cores // servers))
         server = LocalServer(own)
         base_url = server.ensure()
         started.append(server)
@@ -80,7 +80,7 @@ def main() -> int:
     parser.add_argument("--storage", type=Path, default=Path("storage"))
     parser.add_argument("--questions", type=int, default=6)
     args = parser.parse_args()
-    settings = Settings(storage=args.storage, base_url=None)
+    settings = Settings.load(storage=args.storage, base_url=None)
     assistant = Assistant(settings)
     prompts = [assistant.prepare_ask(q)[2] for q in QUESTIONS[: args.questions]]
     print(f"{len(prompts)} answer prompts, {os.cpu_count()} cores\n")

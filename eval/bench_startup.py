@@ -74,7 +74,7 @@ def copies_file(path: Path, copies: int) -> Path:
 def index_copies(source: Path, storage: Path, paths: list[Path], embedder: MiniLMEmbedding) -> int:
     """Write the collection ``ingest paths`` would write into ``storage``,
     each copy with its original's vector from the ``source`` index."""
-    col = ChromaStore(Settings(storage=source)).collection()
+    col = ChromaStore(Settings.load(storage=source)).collection()
     vectors: dict[str, list[float]] = {}
     offset = 0
     while True:
@@ -84,12 +84,13 @@ def index_copies(source: Path, storage: Path, paths: list[Path], embedder: MiniL
             break
         offset += 5000
     wanted, _ = reconcile([], load_papers(paths).papers, prune=False)
-    store = ChromaStore(Settings(storage=storage))
-    target = store.create(store.settings.collection, replace=False, revision="")
+    store = ChromaStore(Settings.load(storage=storage))
+    target = store.create(store.settings.index.collection, replace=False, revision="")
     for start in range(0, len(wanted), 500):
         ids, docs, metas, embeddings = [], [], [], []
         for paper in wanted[start: start + 500]:
-            chunk_ids, texts, chunk_metas = chunk_records(paper, embedder.count_tokens)
+            chunk_ids, texts, chunk_metas = chunk_records(paper, embedder.count_tokens,
+                                                          store.settings.index.chunk_tokens)
             ids += chunk_ids
             docs += texts
             metas += chunk_metas
@@ -101,7 +102,7 @@ def index_copies(source: Path, storage: Path, paths: list[Path], embedder: MiniL
 
 def search_p50(storage: Path, queries: list[str]) -> float:
     """Median ms of one hybrid search in a warm process."""
-    retriever = PaperRetriever(PaperIndex(Settings(storage=storage)))
+    retriever = PaperRetriever(PaperIndex(Settings.load(storage=storage)))
     retriever.search("warm up")
     times = []
     for query in queries:
@@ -147,10 +148,10 @@ def main() -> None:
                 ingest = f"vectors copied ({time.perf_counter() - start:.0f} s)"
             elif scale == "6k" and args.index_6k:
                 shutil.copytree(args.index_6k, storage, ignore=shutil.ignore_patterns("cache", "models"))
-                count, ingest = len(PaperIndex(Settings(storage=storage)).papers()), "copied"
+                count, ingest = len(PaperIndex(Settings.load(storage=storage)).papers()), "copied"
             else:
                 seconds, _ = run(ROOT, "ingest", *map(str, paths), "--storage", str(storage))
-                count = len(PaperIndex(Settings(storage=storage)).papers())
+                count = len(PaperIndex(Settings.load(storage=storage)).papers())
                 ingest = f"{seconds:.1f} ({count / seconds:.0f})"
             again, _ = run(ROOT, "ingest", *map(str, paths), "--storage", str(storage))
             search = ("search", QUERY, "--json", "--storage", str(storage))

@@ -70,7 +70,7 @@ def stopped(process: subprocess.Popen[str], record: local.ServerRecord) -> float
 
 def ui_run(storage: Path, settings: Settings, in_flight: bool) -> tuple[float, str]:
     ui_port, llm_port = free_port(), free_port()
-    process = start(["ui", "--port", str(ui_port)], storage, llm_port, settings.local_model)
+    process = start(["ui", "--port", str(ui_port)], storage, llm_port, settings.local.local_model)
     ready(ui_port)
     record = local.read_record(local.record_path(settings, llm_port))
     assert record is not None
@@ -96,7 +96,7 @@ def ui_run(storage: Path, settings: Settings, in_flight: bool) -> tuple[float, s
 
 def ask_run(storage: Path, settings: Settings) -> float:
     llm_port = free_port()
-    process = start(["ask", QUESTION], storage, llm_port, settings.local_model)
+    process = start(["ask", QUESTION], storage, llm_port, settings.local.local_model)
     assert process.stdout is not None
     for line in process.stdout:
         if line.startswith("Reading:"):
@@ -116,7 +116,7 @@ def main() -> None:
     if args.storage is None:
         subprocess.run([sys.executable, "-m", "assistant.cli", "ingest", "--storage", str(storage)],
                        check=True, capture_output=True)
-    settings = Settings(storage=storage, local_model=args.local_model)
+    settings = Settings.load(storage=storage, local_model=args.local_model)
     local.model_file(settings)
     idle = [ui_run(storage, settings, in_flight=False)[0] for _ in range(args.runs)]
     busy = [ui_run(storage, settings, in_flight=True) for _ in range(args.runs)]

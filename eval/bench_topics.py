@@ -95,17 +95,17 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "eval" / "results")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-topics-") as tmp:
-        small = Settings(storage=Path(tmp) / "seeds")
+        small = Settings.load(storage=Path(tmp) / "seeds")
         PaperIndex(small).ingest(load_papers(seed_files()), progress=False)
         big_storage = args.big_storage
         if big_storage is None:
             big_storage = Path(tmp) / "big"
             print("ingesting ~6k papers (about 20 minutes on 2 cores)…", file=sys.stderr)
-            PaperIndex(Settings(storage=big_storage)).ingest(load_papers(sorted(CORPORA.glob("*.jsonl"))))
+            PaperIndex(Settings.load(storage=big_storage)).ingest(load_papers(sorted(CORPORA.glob("*.jsonl"))))
         # The timed builds write into the stores; keep a given one's map as it was.
         report = {"date": dt.date.today().isoformat(), "cores": os.cpu_count(),
                   "build_38": timed_build(small.storage), "build_big": timed_build(big_storage),
-                  "iclr2026": agreement(PaperIndex(Settings(storage=big_storage)))}
+                  "iclr2026": agreement(PaperIndex(Settings.load(storage=big_storage)))}
     args.out.mkdir(parents=True, exist_ok=True)
     stem = args.out / f"{report['date']}-topics"
     stem.with_suffix(".json").write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("--weights", default="1:0,0:1,1:1,1:2,1:3,2:3,3:2")
     parser.add_argument("--candidates", type=int, default=100)
     args = parser.parse_args()
-    index = PaperIndex(Settings(storage=args.storage))
+    index = PaperIndex(Settings.load(storage=args.storage))
     retriever = PaperRetriever(index)
     lexical, papers = index.lexical
     position = {p.paper_id: i for i, p in enumerate(papers)}
@@ -70,19 +70,19 @@ def main() -> None:
             hit1, hit5, mrr = (statistics.fmean(float(r[i]) for r in rows) for i in range(3))
             print(f"{k:5g}  {weights:>10}  {hit1:.3f}  {hit5:.3f}  {mrr:.3f}")
     settings = Settings()
-    fusion, most = Fusion.from_settings(settings), settings.topic_max_papers
+    fusion, most = Fusion.from_settings(settings.retrieval), settings.topics.topic_max_papers
     print(f"\nTopic and list questions ({sum(topical)}): recall of the gold papers among the {most} a summary "
           "covers, by candidate rule (the settings' fusion)")
-    for min_score in (settings.topic_min_score, 0.5, 0.0):
+    for min_score in (settings.topics.topic_min_score, 0.5, 0.0):
         recalls = []
         for q, (dense, bm25, allowed, named), is_topic in zip(gold, sides, topical, strict=True):
             if not is_topic:
                 continue
             ranked = fusion.fuse(dense, bm25, allowed, named)[: 3 * most]
             kept = [i for i, score in ranked if i in named or (score >= min_score and dense.get(i, 0.0)
-                                                                >= settings.topic_min_similarity)][:most]
+                                                                >= settings.topics.topic_min_similarity)][:most]
             recalls.append(len({papers[i].key for i in kept} & set(q.keys)) / len(q.keys))
-        label = f"fused score ≥ {min_score}, cosine ≥ {settings.topic_min_similarity}"
+        label = f"fused score ≥ {min_score}, cosine ≥ {settings.topics.topic_min_similarity}"
         print(f"  fused top {3 * most:3d}, {label}: recall@{most} {statistics.fmean(recalls):.3f}")
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ def embedder() -> MiniLMEmbedding:
 @pytest.fixture(scope="session")
 def seed_settings(tmp_path_factory: pytest.TempPathFactory, embedder: MiniLMEmbedding) -> Settings:
     """Settings whose storage holds the 38 bundled seeds, ingested once."""
-    settings = Settings(storage=tmp_path_factory.mktemp("seeds"))
+    settings = Settings.load(storage=tmp_path_factory.mktemp("seeds"))
     PaperIndex(settings, embedder).ingest(load_papers(seed_files()), progress=False)
     return settings
 
@@ -50,7 +50,7 @@ def seed_retriever(seed_index: PaperIndex) -> PaperRetriever:
 @pytest.fixture
 def fresh_index(tmp_path: Path, embedder: MiniLMEmbedding) -> PaperIndex:
     """An empty index of its own, for tests that write."""
-    return PaperIndex(Settings(storage=tmp_path / "storage"), embedder)
+    return PaperIndex(Settings.load(storage=tmp_path / "storage"), embedder)
 
 
 def corpus_records(limit: int | None = None) -> Iterator[dict]:
@@ -88,10 +88,10 @@ def server(llm_server: ScriptedOpenAI) -> Iterator[ScriptedOpenAI]:
 @pytest.fixture
 def answer_settings(seed_settings: Settings, server: ScriptedOpenAI) -> Settings:
     """Seed index + the scripted endpoint, with fast retries and timeouts."""
-    return seed_settings.model_copy(update={
-        "base_url": server.base_url, "model": "test-model", "api_key": SecretStr("sk-test-secret-123"),
-        "retry_backoff": 0.0, "max_retries": 1, "request_timeout": 2.0,
-    })
+    return seed_settings.with_(
+        base_url=server.base_url, model="test-model", api_key=SecretStr("sk-test-secret-123"),
+        retry_backoff=0.0, max_retries=1, request_timeout=2.0,
+    )
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def one_at_a_time(settings: Settings, **update: object) -> Settings:
-    return settings.model_copy(update={"max_concurrent_requests": 1, **update})
+    return settings.with_(max_concurrent_requests=1, **update)
 
 
 def ask(text: str) -> list[ChatMessage]:
@@ -142,7 +142,7 @@ def test_queue_is_shared_by_processes_in_order(answer_settings: Settings, server
     server.set_default("SPINT is a transformer for neural decoding [1].")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_BASE_URL": server.base_url, "PAPER_ASSISTANT_MODEL": "m",
            "OPENAI_API_KEY": "sk-test", "PAPER_ASSISTANT_MAX_CONCURRENT_REQUESTS": "1",
-           "PAPER_ASSISTANT_REQUEST_TIMEOUT": "120", "PAPER_ASSISTANT_STORAGE": str(answer_settings.storage)}
+           "PAPER_ASSISTANT_REQUEST_TIMEOUT": "120", "PAPER_ASSISTANT_STORAGE": str(answer_settings.index.storage)}
     children = [subprocess.Popen([sys.executable, "-m", "assistant.cli", "ask", "What is SPINT?", "--json"],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for _ in range(3)]
@@ -184,7 +184,7 @@ def test_a_killed_process_loses_its_place(tmp_path: Path) -> None:
 def test_remote_gate_lives_in_the_storage_folder(answer_settings: Settings) -> None:
     endpoint = resolve_endpoint(one_at_a_time(answer_settings))
     gate = gate_for(one_at_a_time(answer_settings), endpoint)
-    assert gate.slots == 1 and gate.folder == queue_folder(answer_settings.resolved_storage(), endpoint.base_url)
+    assert gate.slots == 1 and gate.folder == queue_folder(answer_settings.index.resolved_storage(), endpoint.base_url)
     assert gate_for(answer_settings, endpoint).slots == 0
 
 
@@ -226,19 +226,19 @@ def test_real_local_model_answers_everyone_at_once(seed_settings: Settings, tmp_
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    models = seed_settings.resolved_storage() / "models"
+    models = seed_settings.index.resolved_storage() / "models"
     models.mkdir(exist_ok=True)
     for name in ("qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "qwen2.5-coder-1.5b-instruct-q4_k_m.verified"):
         shared = ROOT / "storage" / "models" / name  # reuse an assembled model rather than assemble 1.1 GB again
         if shared.exists() and not (models / name).exists():
             (models / name).symlink_to(shared.resolve())
-    settings = seed_settings.model_copy(update={"base_url": None, "local_port": port, "request_timeout": 900.0})
+    settings = seed_settings.with_(base_url=None, local_port=port, request_timeout=900.0)
     local._SERVERS.clear()
     assistant = Assistant(settings)
     try:
         assistant.llm  # noqa: B018 - start the server first, so the process below reuses it
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PAPER_ASSISTANT_LOCAL_PORT": str(port),
-               "PAPER_ASSISTANT_REQUEST_TIMEOUT": "900", "PAPER_ASSISTANT_STORAGE": str(settings.storage)}
+               "PAPER_ASSISTANT_REQUEST_TIMEOUT": "900", "PAPER_ASSISTANT_STORAGE": str(settings.index.storage)}
         child = subprocess.Popen([sys.executable, "-m", "assistant.cli", "ask", "What is BigMaQ?", "--json"],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         results: dict[str, object] = {}

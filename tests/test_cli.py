@@ -23,7 +23,7 @@ def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = N
 
 
 def test_search_json_contract(seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["search", "What is SPINT?", "--json", "--k", "3", "--storage", str(seed_settings.storage)]) == 0
+    assert main(["search", "What is SPINT?", "--json", "--k", "3", "--storage", str(seed_settings.index.storage)]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["query"] == "What is SPINT?"
     assert len(payload["results"]) == 3
@@ -33,17 +33,17 @@ def test_search_json_contract(seed_settings: Settings, capsys: pytest.CaptureFix
 
 
 def test_papers_json_contract_and_venue_filter(seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["papers", "--json", "--venue", "ICLR 2026", "--storage", str(seed_settings.storage)]) == 0
+    assert main(["papers", "--json", "--venue", "ICLR 2026", "--storage", str(seed_settings.index.storage)]) == 0
     papers = json.loads(capsys.readouterr().out)
     assert len(papers) == 19 and {p["venue"] for p in papers} == {"ICLR 2026"}
     assert set(papers[0]) == {"paper_id", "title", "venue", "abstract"}
-    assert main(["papers", "--storage", str(seed_settings.storage)]) == 0
+    assert main(["papers", "--storage", str(seed_settings.index.storage)]) == 0
     text = capsys.readouterr().out
     assert "CSBrain" in text and text.rstrip().endswith("38 papers.")
 
 
 def test_batch_search_from_stdin(seed_settings: Settings) -> None:
-    result = run_cli("search", "-", "--k", "2", "--storage", str(seed_settings.storage),
+    result = run_cli("search", "-", "--k", "2", "--storage", str(seed_settings.index.storage),
                      stdin="What is REVE?\n\nWhat is HEIST?\n")
     assert result.returncode == 0, result.stderr
     lines = [json.loads(line) for line in result.stdout.splitlines()]
@@ -60,7 +60,7 @@ def test_ingest_prints_counts_and_is_idempotent(tmp_path: Path) -> None:
 
 
 def test_storage_from_environment(seed_settings: Settings) -> None:
-    result = run_cli("papers", "--json", env={"PAPER_ASSISTANT_STORAGE": str(seed_settings.storage)})
+    result = run_cli("papers", "--json", env={"PAPER_ASSISTANT_STORAGE": str(seed_settings.index.storage)})
     assert result.returncode == 0 and len(json.loads(result.stdout)) == 38
 
 
@@ -101,8 +101,8 @@ def test_a_bad_setting_is_one_line_naming_its_flag_or_variable(
 
 
 def test_unknown_venue_and_empty_query(seed_settings: Settings) -> None:
-    result = run_cli("search", "EEG", "--venue", "CVPR 1999", "--storage", str(seed_settings.storage))
+    result = run_cli("search", "EEG", "--venue", "CVPR 1999", "--storage", str(seed_settings.index.storage))
     assert result.returncode == 1
     assert result.stderr == "error: No indexed paper is from venue 'CVPR 1999' (indexed venues: ICLR 2026, NeurIPS 2025).\n"
-    result = run_cli("search", "  ", "--storage", str(seed_settings.storage))
+    result = run_cli("search", "  ", "--storage", str(seed_settings.index.storage))
     assert result.returncode == 1 and "query is empty" in result.stderr

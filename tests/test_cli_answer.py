@@ -20,7 +20,7 @@ KEY = "sk-cli-secret-456"
 
 def env_for(server: ScriptedOpenAI, settings: Settings) -> dict[str, str]:
     return {"OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": KEY, "PAPER_ASSISTANT_MODEL": "test-model",
-            "PAPER_ASSISTANT_STORAGE": str(settings.storage), "PAPER_ASSISTANT_RETRY_BACKOFF": "0",
+            "PAPER_ASSISTANT_STORAGE": str(settings.index.storage), "PAPER_ASSISTANT_RETRY_BACKOFF": "0",
             "PAPER_ASSISTANT_REQUEST_TIMEOUT": "3"}
 
 
@@ -80,7 +80,7 @@ def test_llm_fault_prints_a_warning_and_an_extractive_answer(server: ScriptedOpe
 
 
 def test_local_model_failure_and_ambiguous_compare_are_one_line_messages(server: ScriptedOpenAI, seed_settings: Settings) -> None:
-    env = {"PAPER_ASSISTANT_STORAGE": str(seed_settings.storage), "OPENAI_BASE_URL": "", "OPENAI_API_BASE": "",
+    env = {"PAPER_ASSISTANT_STORAGE": str(seed_settings.index.storage), "OPENAI_BASE_URL": "", "OPENAI_API_BASE": "",
            "PAPER_ASSISTANT_LOCAL_MODEL": "huge"}
     result = run_cli("ask", "What is SPINT?", env=env)
     assert result.returncode == 0 and "Unknown local model 'huge'" in result.stderr

@@ -17,7 +17,7 @@ from assistant.answer import Assistant, Final, Sources, Table, Token
 from assistant.errors import InputError, NotFound
 from assistant.index import PaperIndex
 from assistant.result import AnswerResult
-from assistant.settings import Settings
+from assistant.settings import CompareSettings, Settings
 
 from .conftest import compare_replies
 from .openai_server import ScriptedOpenAI
@@ -82,7 +82,7 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
     values_asked = [r for r in server.requests if "\nAspect: " in r["messages"][-1]["content"]]
     stated = sum(c["stated"] for row in tables[0].table for c in row["cells"])
     assert len(values_asked) == stated and all(not r.get("stream") for r in values_asked)  # one per stated cell
-    assert {r["max_tokens"] for r in values_asked} == {compare.VALUE_TOKENS}
+    assert {r["max_tokens"] for r in values_asked} == {assistant.settings.compare.value_tokens}
 
 
 def test_two_papers_keep_the_a_and_b_fields_and_default_aspects(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -167,7 +167,7 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
     ("a diffusion model", "we pretrain REVE on over 60,000 hours of EEG data", False),
 ])
 def test_a_value_must_be_in_its_quote(value: str, quote: str, held: bool) -> None:
-    assert compare.value_in_quote(value, quote) is held
+    assert compare.value_in_quote(value, quote, CompareSettings()) is held
 
 
 @pytest.mark.parametrize(("reply", "value"), [
@@ -176,7 +176,7 @@ def test_a_value_must_be_in_its_quote(value: str, quote: str, held: bool) -> Non
     ("The quote does not say anything about which data or subjects the authors used at all", None),
 ])
 def test_a_reply_is_cleaned_into_a_value(reply: str, value: str | None) -> None:
-    assert compare.clean_value(reply) == value
+    assert compare.clean_value(reply, CompareSettings()) == value
 
 
 def test_cli_many_papers_json_csv_and_markdown(server: ScriptedOpenAI, seed_settings: Settings,
@@ -207,10 +207,10 @@ def test_cli_compares_the_papers_of_a_search_or_a_topic(server: ScriptedOpenAI, 
     assert found.returncode == 0, found.stderr
     assert {"CSBrain", "REVE"} <= {p["title"] for p in json.loads(found.stdout)["papers"]}
     assert len(json.loads(found.stdout)["papers"]) == 3
-    shutil.copytree(seed_settings.storage, tmp_path / "storage")
-    settings = Settings(storage=tmp_path / "storage")
+    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
+    settings = Settings.load(storage=tmp_path / "storage")
     topic_map, _ = topics.build(PaperIndex(settings), progress=False)
-    topics.save(topic_map, topics.topics_path(settings.resolved_storage(), None))
+    topics.save(topic_map, topics.topics_path(settings.index.resolved_storage(), None))
     biggest = max((t for a in topic_map.areas for t in a.topics), key=lambda t: t.size)
     shown = run_cli("compare", "--topic", biggest.topic_id, "--json", env={**env, "PAPER_ASSISTANT_STORAGE":
                                                                          str(tmp_path / "storage")})

@@ -71,3 +71,13 @@ def test_a_running_process_sees_another_process_ingest(tmp_path: Path, fresh_ind
     assert ui.refresh() and len(ui.papers()) == 41
     assert rows[0]["id"] in {h.paper.paper_id for h in retriever.search(rows[0]["title"], k=3)}
     assert not ui.refresh()
+
+
+def test_another_name_weight_never_reads_the_cached_bm25(fresh_index: PaperIndex) -> None:
+    """``name_weight`` shapes the BM25 index, so it is part of the entry's key."""
+    fresh_index.ingest(load_papers(seed_files()), progress=False)
+    default = fresh_index.corpus
+    [first] = entries(fresh_index)
+    light = PaperIndex(fresh_index.settings.with_(name_weight=1), fresh_index.embedder).corpus
+    assert entries(fresh_index) != [first]
+    assert not np.allclose(light.lexical.scores("EvoBrain"), default.lexical.scores("EvoBrain"))

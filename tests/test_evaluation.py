@@ -110,7 +110,7 @@ def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Setti
     gold_file = tmp_path / "gold.jsonl"
     gold_file.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     server.set_default(prompts.REFUSAL)
-    settings = answer_settings.model_copy(update={"storage": tmp_path / "s"})
+    settings = answer_settings.with_(storage=tmp_path / "s")
     path, report = run_eval(settings, gold_file, tmp_path / "out", [], retrieval_only=False, progress=False)
     text = path.read_text(encoding="utf-8")
     assert "### Retrieval — 38 papers (seeds)" in text and "### Answers — test-model, 2 questions" in text

@@ -65,7 +65,7 @@ def test_explicit_filters_win_and_unknown_venues_filter_nothing(seed_retriever: 
 
 
 def test_question_filters_can_be_turned_off(seed_index: PaperIndex) -> None:
-    off = PaperRetriever(PaperIndex(seed_index.settings.model_copy(update={"question_filters": False}),
+    off = PaperRetriever(PaperIndex(seed_index.settings.with_(question_filters=False),
                                     embedder=seed_index.embedder))
     scope, hits = off.find("NeurIPS 2025 papers on EEG foundation models", k=10)
     assert scope.venue is None and scope.parsed is None
@@ -74,7 +74,7 @@ def test_question_filters_can_be_turned_off(seed_index: PaperIndex) -> None:
 
 def test_search_json_says_which_filter_came_from_the_query(seed_settings: Settings,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    store = ["--storage", str(seed_settings.storage), "--json"]
+    store = ["--storage", str(seed_settings.index.storage), "--json"]
     assert main(["search", "ICLR 2026 papers on EEG", *store]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["filter"] == {"venue": "ICLR 2026"} and payload["searched"] == "papers on EEG"
@@ -82,7 +82,7 @@ def test_search_json_says_which_filter_came_from_the_query(seed_settings: Settin
     assert main(["search", "ICLR 2026 papers on EEG", "--no-question-filters", *store]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["filter"] is None and "NeurIPS 2025" in {r["venue"] for r in payload["results"]}
-    assert main(["search", "EEG papers", "--storage", str(seed_settings.storage), "--venue", "NeurIPS 2025",
+    assert main(["search", "EEG papers", "--storage", str(seed_settings.index.storage), "--venue", "NeurIPS 2025",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["filter"] is None  # explicit: nothing parsed
 
@@ -99,7 +99,7 @@ def test_dictionary_takes_the_longest_term_and_keeps_latin_words() -> None:
 ])
 def test_chinese_search_without_an_llm_finds_the_papers(seed_settings: Settings, capsys: pytest.CaptureFixture[str],
                                                         question: str, expected: set[str]) -> None:
-    assert main(["search", question, "--k", "3", "--json", "--storage", str(seed_settings.storage)]) == 0
+    assert main(["search", question, "--k", "3", "--json", "--storage", str(seed_settings.index.storage)]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["searched"] != question and not any("\u4e00" <= c <= "\u9fff" for c in payload["searched"])
     assert {r["title"] for r in payload["results"][:2]} & expected
@@ -112,7 +112,7 @@ def test_llm_translation_is_cached_and_falls_back_to_the_dictionary(answer_setti
     assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
     assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
     assert len(server.requests) == 1  # the second came from the cache
-    cached = json.loads((answer_settings.resolved_storage() / "translations.json").read_text(encoding="utf-8"))
+    cached = json.loads((answer_settings.index.resolved_storage() / "translations.json").read_text(encoding="utf-8"))
     assert cached["test-model\t异质突触的脉冲网络"] == "spiking neural networks with heterogeneous synapses"
     server.reply("脑电基础模型的论文")  # a small model's "translation" still in Chinese: its terms are looked up
     assert assistant.translate("哪些论文提出了脑电基础模型？") == "EEG electroencephalography foundation model paper"

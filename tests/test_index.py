@@ -76,7 +76,7 @@ def test_bad_input_leaves_the_index_intact(tmp_path: Path, fresh_index: PaperInd
 
 
 def test_missing_and_empty_index_say_run_ingest(tmp_path: Path) -> None:
-    index = PaperIndex(Settings(storage=tmp_path / "none"))
+    index = PaperIndex(Settings.load(storage=tmp_path / "none"))
     with pytest.raises(IndexMissing, match="paper-assistant ingest"):
         index.papers()
     assert not (tmp_path / "none").exists()
@@ -95,7 +95,7 @@ def test_rebuild_for_another_model_carries_every_stored_paper_over(tmp_path: Pat
     reopened = PaperIndex(fresh_index.settings, fresh_index.embedder)
     assert {r["id"] for r in records(5)} <= {p.paper_id for p in reopened.papers()}
     assert len(reopened.papers()) == 43 == reopened.collection().count()
-    assert [c.name for c in reopened.client.list_collections()] == [fresh_index.settings.collection]
+    assert [c.name for c in reopened.client.list_collections()] == [fresh_index.settings.index.collection]
     pruned = fresh_index.ingest(load_papers(seed_files()), prune=True, progress=False)
     assert (pruned.removed, pruned.total) == (5, 38)
 
@@ -114,7 +114,7 @@ def test_reading_the_index_and_an_unchanged_reingest_load_no_model(seed_settings
     import sys
 
     storage = tmp_path / "storage"
-    shutil.copytree(seed_settings.storage, storage, ignore=shutil.ignore_patterns("models"))
+    shutil.copytree(seed_settings.index.storage, storage, ignore=shutil.ignore_patterns("models"))
     folder = str(storage)
     files = [str(p) for p in seed_files()]
     code = ("import sys; from assistant.cli import main; "
@@ -124,3 +124,16 @@ def test_reading_the_index_and_an_unchanged_reingest_load_no_model(seed_settings
                          cwd=Path(__file__).resolve().parents[1]).stdout
     assert "LOADED 0 []" in out, out
     assert "unchanged" in out  # the ingest did run, and found the 38 seeds unchanged
+
+
+def test_another_chunk_size_re_embeds_at_ingest_but_still_searches(fresh_index: PaperIndex) -> None:
+    """``chunk_tokens`` is recorded on the collection: an index cut to another
+    size is searched as it is, and the next ingest re-embeds every paper."""
+    fresh_index.ingest(load_papers(seed_files()), progress=False)
+    shorter = PaperIndex(fresh_index.settings.with_(chunk_tokens=64), fresh_index.embedder)
+    assert len(shorter.papers()) == 38
+    assert shorter.collection().metadata["chunking"] == "sent-128x1"
+    report = shorter.ingest(load_papers(seed_files()), progress=False)
+    assert report.rebuilt and report.total == 38
+    assert shorter.collection().metadata["chunking"] == "sent-64x1"
+    assert fresh_index.ingest(load_papers(seed_files()), progress=False).rebuilt  # and back to the default

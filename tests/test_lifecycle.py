@@ -89,7 +89,7 @@ def llm_port(seed_settings: Settings) -> Iterator[int]:
     port = free_port()
     local.model_file(seed_settings, progress=False)  # assembled once here, not in each child
     yield port
-    local.stop_recorded(seed_settings.model_copy(update={"local_port": port}))
+    local.stop_recorded(seed_settings.with_(local_port=port))
 
 
 def cli_json(*args: str, storage: Path, llm_port: int) -> dict:
@@ -116,7 +116,7 @@ def test_foreign_process_on_the_port_is_never_reused(seed_settings: Settings, ll
     """An OpenAI server of someone else's on the port (it accepts any key),
     even with a record claiming it: refused with a one-line error."""
     port = int(llm_server.base_url.rsplit(":", 1)[1].split("/")[0])
-    settings = seed_settings.model_copy(update={"local_port": port})
+    settings = seed_settings.with_(local_port=port)
     me = local._process(os.getpid())
     assert me is not None
     forged = local.ServerRecord(pid=os.getpid(), pid_start=me[0], port=port, model=local.MODELS["default"].alias,
@@ -143,7 +143,7 @@ def test_sigterm_to_the_ui_stops_its_local_server(seed_settings: Settings, llm_p
     """`paper-assistant ui` under a service manager: ready line, /health,
     `llm status --json`; SIGTERM stops the UI and the llama.cpp server it started."""
     ui_port = free_port()
-    ui = Command("ui", "--port", str(ui_port), storage=seed_settings.storage, llm_port=llm_port)
+    ui = Command("ui", "--port", str(ui_port), storage=seed_settings.index.storage, llm_port=llm_port)
     try:
         assert ui.wait_for("ready on").strip() == f"paper-assistant UI ready on http://127.0.0.1:{ui_port}"
         deadline = time.monotonic() + 180
@@ -159,7 +159,7 @@ def test_sigterm_to_the_ui_stops_its_local_server(seed_settings: Settings, llm_p
         assert record is not None and record.serves() and record.owner == ui.process.pid
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert record.api_key not in Path(f"/proc/{record.pid}/cmdline").read_text()  # not shown by `ps`
-        status = cli_json("llm", "status", "--json", storage=seed_settings.storage, llm_port=llm_port)["server"]
+        status = cli_json("llm", "status", "--json", storage=seed_settings.index.storage, llm_port=llm_port)["server"]
         assert status["pid"] == record.pid and status["port"] == llm_port and status["healthy"] is True
         assert status["owner"] == ui.process.pid and status["started"] == record.started
 
@@ -182,7 +182,7 @@ def test_sigterm_mid_answer_cancels_it_and_writes_nothing(seed_settings: Setting
     half-written --markdown file, no server left."""
     out = tmp_path / "answer.md"
     ask = Command("ask", "How much EEG data was REVE pretrained on?", "--markdown", str(out),
-                  storage=seed_settings.storage, llm_port=llm_port)
+                  storage=seed_settings.index.storage, llm_port=llm_port)
     try:
         ask.wait_for("Reading:")  # sources printed: the model is writing now
         record = local.read_record(local.record_path(seed_settings, llm_port))
@@ -200,15 +200,15 @@ def test_sigterm_mid_answer_cancels_it_and_writes_nothing(seed_settings: Setting
 def test_crash_leftover_is_adopted_then_stopped_when_unhealthy(seed_settings: Settings, llm_port: int) -> None:
     """kill -9 of `llm serve` orphans its server: the next start reuses it
     (same pid, our key), a hung one is stopped and replaced, `llm stop` ends it."""
-    settings = seed_settings.model_copy(update={"local_port": llm_port})
-    serve = Command("llm", "serve", storage=seed_settings.storage, llm_port=llm_port)
+    settings = seed_settings.with_(local_port=llm_port)
+    serve = Command("llm", "serve", storage=seed_settings.index.storage, llm_port=llm_port)
     try:
         serve.wait_for("Local model")
         serve.process.send_signal(signal.SIGKILL)
         serve.process.wait()
         orphan = local.read_record(local.record_path(settings))
         assert orphan is not None and orphan.serves() and not orphan.owner_alive()
-        status = cli_json("llm", "status", "--json", storage=seed_settings.storage, llm_port=llm_port)["server"]
+        status = cli_json("llm", "status", "--json", storage=seed_settings.index.storage, llm_port=llm_port)["server"]
         assert status["pid"] == orphan.pid and status["healthy"] is True and status["owner"] is None
 
         adopter = local.LocalServer(settings)
@@ -224,7 +224,7 @@ def test_crash_leftover_is_adopted_then_stopped_when_unhealthy(seed_settings: Se
         assert fresh.process is not None and fresh.record is not None and fresh.record.pid != orphan.pid
         assert not orphan.serves()
         done = subprocess.run([sys.executable, "-m", "assistant.cli", "llm", "stop", "--port", str(llm_port),
-                               "--storage", str(seed_settings.storage)], capture_output=True, text=True, timeout=30, check=False)
+                               "--storage", str(seed_settings.index.storage)], capture_output=True, text=True, timeout=30, check=False)
         assert done.stdout.strip() == f"Stopped the local model server (pid {fresh.record.pid}, port {llm_port})."
         assert not fresh.record.serves() and port_free(llm_port)
         fresh.stop()

@@ -42,7 +42,7 @@ def fake_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunks: list[byt
 
 def test_parts_are_assembled_once_and_verified(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_parts(tmp_path, monkeypatch, [b"GGUF" + b"a" * 100, b"b" * 50, b"c" * 7])
-    settings = Settings(storage=tmp_path / "storage", local_model="tiny")
+    settings = Settings.load(storage=tmp_path / "storage", local_model="tiny")
     path = local.model_file(settings, progress=False)
     assert path.read_bytes() == b"GGUF" + b"a" * 100 + b"b" * 50 + b"c" * 7
     assert "verified" in local.model_file_status(settings)
@@ -62,7 +62,7 @@ def test_the_embedding_model_is_located_and_checked_without_importing_its_packag
 
 def test_wrong_hash_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fake_parts(tmp_path, monkeypatch, [b"GGUF-x", b"y"], sha256="0" * 64)
-    settings = Settings(storage=tmp_path / "storage", local_model="tiny")
+    settings = Settings.load(storage=tmp_path / "storage", local_model="tiny")
     with pytest.raises(LLMUnavailable, match="refusing it"):
         local.model_file(settings, progress=False)
     assert not list((tmp_path / "storage" / "models").glob("tiny.*"))
@@ -72,12 +72,12 @@ def test_missing_part_package_says_how_to_install(tmp_path: Path, monkeypatch: p
     fake_parts(tmp_path, monkeypatch, [b"GGUF"])
     monkeypatch.setitem(local.MODELS, "tiny", replace(local.MODELS["tiny"], parts=2))
     with pytest.raises(LLMUnavailable, match=r"not installed \(part 2 missing\).*pip install"):
-        local.model_file(Settings(storage=tmp_path, local_model="tiny"), progress=False)
+        local.model_file(Settings.load(storage=tmp_path, local_model="tiny"), progress=False)
 
 
 def test_unknown_local_model(tmp_path: Path) -> None:
     with pytest.raises(LLMUnavailable, match="Unknown local model 'huge'"):
-        local.chosen_model(Settings(storage=tmp_path, local_model="huge"))
+        local.chosen_model(Settings.load(storage=tmp_path, local_model="huge"))
 
 
 def _real_model_available() -> str | None:
@@ -96,13 +96,13 @@ def test_real_local_model_answers_refuses_and_falls_back(seed_settings: Settings
     blocker = socket.socket()
     blocker.bind(("127.0.0.1", 0))
     blocker.listen()
-    blocked = seed_settings.model_copy(update={"base_url": None, "local_port": blocker.getsockname()[1]})
+    blocked = seed_settings.with_(base_url=None, local_port=blocker.getsockname()[1])
     with pytest.raises(LLMUnavailable, match=r"is taken by another program.*PAPER_ASSISTANT_LOCAL_PORT"):
         local.LocalServer(blocked).ensure()
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    settings = seed_settings.model_copy(update={"base_url": None, "local_port": port, "request_timeout": 60.0})
+    settings = seed_settings.with_(base_url=None, local_port=port, request_timeout=60.0)
     local._SERVERS.clear()
     assistant = Assistant(settings, index=seed_index)
     try:

@@ -114,7 +114,7 @@ def test_ingest_bibtex_then_compare_by_citation_key_and_export(server: ScriptedO
     assert result.returncode == 0, result.stderr
     assert "4 added" in result.stdout and "1 duplicates merged, 5 skipped" in result.stdout
     assert "skipped zotero-library.bib: 3 entries with no abstract" in result.stderr
-    env = env_for(server, Settings(storage=storage))
+    env = env_for(server, Settings.load(storage=storage))
     server.set_default(lambda body: f"The Transformer relies on attention alone [{source_number(body, 'Attention Is All You Need')}].")
     markdown, bibtex = tmp_path / "answer.md", tmp_path / "answer.bib"
     result = run_cli("compare", "vaswani2017attention", "devlin2019bert", "--json", "--markdown", str(markdown),

@@ -69,15 +69,15 @@ def test_chroma_server_serves_two_app_instances_alike(chroma_server: str, tmp_pa
                                                        server: ScriptedOpenAI) -> None:
     """Two instances with their own storage folders but one Chroma server:
     BM25 is rebuilt from the server's records, so they rank identically."""
-    first = PaperIndex(Settings(storage=tmp_path / "a", chroma_url=chroma_server), embedder)
+    first = PaperIndex(Settings.load(storage=tmp_path / "a", chroma_url=chroma_server), embedder)
     report = first.ingest(load_papers(seed_files()), progress=False)
     assert report.added == 38 and not (tmp_path / "a" / "chroma").exists()
-    second = PaperIndex(Settings(storage=tmp_path / "b", chroma_url=chroma_server), embedder)
+    second = PaperIndex(Settings.load(storage=tmp_path / "b", chroma_url=chroma_server), embedder)
     for query in ("What is EvoBrain?", "masked autoencoding pretraining", "fairness under differential privacy"):
         a = [h.paper.paper_id for h in PaperRetriever(first).search(query)]
         b = [h.paper.paper_id for h in PaperRetriever(second).search(query)]
         assert a == b
-    settings = Settings(storage=tmp_path / "b", chroma_url=chroma_server, base_url=server.base_url, model="m")
+    settings = Settings.load(storage=tmp_path / "b", chroma_url=chroma_server, base_url=server.base_url, model="m")
     server.reply("EvoBrain integrates a two-stream Mamba architecture with a GCN [1].")
     result = [e for e in Assistant(settings, index=second).ask("What is EvoBrain?")][-1].result
     assert result.citations[0]["title"] == "EvoBrain"
@@ -113,7 +113,7 @@ def test_kill_9_during_ingest_then_ingest_again(tmp_path: Path) -> None:
     added = int(line.split(": ")[1].split(" added")[0])
     unchanged = int(line.split("updated, ")[1].split(" unchanged")[0])
     assert added + unchanged == 1200 and "Indexed 1200 papers" in line
-    index = PaperIndex(Settings(storage=storage))
+    index = PaperIndex(Settings.load(storage=storage))
     assert index.collection().count() == 1200 == len({p.paper_id for p in index.papers()})
     assert PaperRetriever(index).search("What is EvoBrain?", k=1) is not None
 
@@ -159,7 +159,7 @@ def test_full_disk_keeps_what_was_indexed(tmp_path: Path) -> None:
         subprocess.run(["mount", "-o", "remount,size=64m", str(target)], check=True)
         result = run_cli("ingest", str(big), "--storage", str(storage))
         assert result.returncode == 0, result.stderr
-        papers = PaperIndex(Settings(storage=storage)).papers()
+        papers = PaperIndex(Settings.load(storage=storage)).papers()
         assert len(papers) == 338 and {"SPINT", "REVE"} <= {p.name for p in papers}
 
 
@@ -179,7 +179,7 @@ def test_twenty_concurrent_chat_sessions_stay_apart(answer_settings: Settings, s
 
     server.set_default(reply)
     # 20 threads and the scripted server share one interpreter: a reply can take longer than the suite's 2 s
-    assistant = Assistant(answer_settings.model_copy(update={"request_timeout": 20.0}), index=seed_index)
+    assistant = Assistant(answer_settings.with_(request_timeout=20.0), index=seed_index)
 
     def session(name: str) -> tuple[str, list[str], float]:
         conversation = assistant.conversation()
@@ -201,7 +201,7 @@ def test_twenty_concurrent_chat_sessions_stay_apart(answer_settings: Settings, s
 
 
 def test_ingest_while_users_query(tmp_path: Path, embedder) -> None:
-    settings = Settings(storage=tmp_path / "s")
+    settings = Settings.load(storage=tmp_path / "s")
     PaperIndex(settings, embedder).ingest(load_papers(seed_files()), progress=False)
     errors: list[BaseException] = []
     done = threading.Event()
@@ -219,7 +219,7 @@ def test_ingest_while_users_query(tmp_path: Path, embedder) -> None:
     for thread in readers:
         thread.start()
     source = write_jsonl(tmp_path / "c.jsonl", list(corpus_records(200)))
-    result = run_cli("ingest", str(source), "--storage", str(settings.storage))
+    result = run_cli("ingest", str(source), "--storage", str(settings.index.storage))
     done.set()
     for thread in readers:
         thread.join(timeout=30)

@@ -37,9 +37,9 @@ def seed_map(seed_index: PaperIndex) -> topics.TopicMap:
 @pytest.fixture
 def own_seeds(tmp_path: Path, seed_settings: Settings, embedder: MiniLMEmbedding) -> PaperIndex:
     """A writable copy of the seed index (so papers can be added to it)."""
-    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
     shutil.rmtree(tmp_path / "storage" / "topics", ignore_errors=True)
-    return PaperIndex(Settings(storage=tmp_path / "storage"), embedder)
+    return PaperIndex(Settings.load(storage=tmp_path / "storage"), embedder)
 
 
 def cite_all(body: dict) -> str:
@@ -113,7 +113,7 @@ def test_one_paper_and_a_three_paper_venue(tmp_path: Path, embedder: MiniLMEmbed
     records = [{"id": r["id"], "title": r["title"], "abstract": r["abstract"],
                 "venue": "Tiny Conf 2025" if n < 3 else "ICLR 2026", "keywords": r.get("keywords", [])}
                for n, r in enumerate(corpus_records(40))]
-    index = PaperIndex(Settings(storage=tmp_path / "s"), embedder)
+    index = PaperIndex(Settings.load(storage=tmp_path / "s"), embedder)
     index.ingest(load_papers([write_jsonl(tmp_path / "r.jsonl", records)]), progress=False)
     tiny, _ = topics.build(index, venue="tinyconf2025", progress=False)
     assert tiny.built_from["papers"] == 3 and tiny.built_from["venue"] == "tinyconf2025"
@@ -121,7 +121,7 @@ def test_one_paper_and_a_three_paper_venue(tmp_path: Path, embedder: MiniLMEmbed
     assert topics.topics_path(index.storage, "Tiny Conf 2025") == topics.topics_path(index.storage, "tinyconf2025")
     with pytest.raises(InputError, match="No indexed papers from venue 'NeurIPS'; venues: ICLR 2026, Tiny Conf"):
         topics.build(index, venue="NeurIPS", progress=False)
-    one = PaperIndex(Settings(storage=tmp_path / "one"), embedder)
+    one = PaperIndex(Settings.load(storage=tmp_path / "one"), embedder)
     one.ingest(load_papers([write_jsonl(tmp_path / "one.jsonl", records[:1])]), progress=False)
     single, _ = topics.build(one, progress=False)
     assert [[t.papers for t in a.topics] for a in single.areas] == [[[records[0]["id"]]]]
@@ -158,8 +158,8 @@ def test_label_helpers() -> None:
 
 
 def test_llm_labels_checked_cached_and_fallback(own_seeds: PaperIndex, server: ScriptedOpenAI) -> None:
-    settings = own_seeds.settings.model_copy(update={"base_url": server.base_url, "model": "test-model",
-                                                     "retry_backoff": 0.0, "max_retries": 0})
+    settings = own_seeds.settings.with_(base_url=server.base_url, model="test-model",
+                                        retry_backoff=0.0, max_retries=0)
     from assistant.answer import Assistant
 
     assistant = Assistant(settings, index=own_seeds)
@@ -187,8 +187,8 @@ def test_llm_labels_checked_cached_and_fallback(own_seeds: PaperIndex, server: S
 def test_llm_down_keeps_keyword_labels(own_seeds: PaperIndex, server: ScriptedOpenAI) -> None:
     from assistant.answer import Assistant
 
-    settings = own_seeds.settings.model_copy(update={"base_url": server.base_url, "model": "test-model",
-                                                     "retry_backoff": 0.0, "max_retries": 0})
+    settings = own_seeds.settings.with_(base_url=server.base_url, model="test-model",
+                                        retry_backoff=0.0, max_retries=0)
     server.fail("500", times=100)
     plain, _ = topics.build(own_seeds, progress=False)
     assistant = Assistant(settings, index=own_seeds)

@@ -29,7 +29,7 @@ def test_endpoint_repr_hides_the_key() -> None:
 
 
 def test_a_bug_under_the_server_guard_stays_a_bug(tmp_path: Path) -> None:
-    store = ChromaStore(Settings(storage=tmp_path, chroma_url="http://127.0.0.1:9"))
+    store = ChromaStore(Settings.load(storage=tmp_path, chroma_url="http://127.0.0.1:9"))
     with pytest.raises(KeyError), store.guard("read"):
         raise KeyError("paper_id")
     with pytest.raises(StorageError, match="Lost the Chroma server"), store.guard("read"):
@@ -66,7 +66,7 @@ def test_a_starting_endpoint_does_not_hold_other_sessions(seed_index: PaperIndex
     with socket.socket() as silent:  # accepts connections, never answers: a server still loading
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
-        settings = Settings(storage=seed_index.settings.storage, base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+        settings = Settings.load(storage=seed_index.settings.index.storage, base_url=f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
                             request_timeout=6.0)
         shared = Assistant(settings, index=seed_index)
         starter = threading.Thread(target=lambda: pytest.raises(LLMUnavailable, lambda: shared.llm))

@@ -85,7 +85,7 @@ def serving(settings: Settings) -> Iterator[Served]:
     to the first page served."""
     port = free_port()
     start = time.perf_counter()
-    demo = launch(settings, port=port, prevent_thread_lock=True, quiet=True)
+    demo = launch(settings.with_(ui_port=port), prevent_thread_lock=True, quiet=True)
     url = f"http://127.0.0.1:{port}/"
     with urllib.request.urlopen(url) as response:
         assert response.status == 200
@@ -96,13 +96,14 @@ def serving(settings: Settings) -> Iterator[Served]:
 
 
 def ui_settings(storage: Path, server: ScriptedOpenAI) -> Settings:
-    return Settings(storage=storage, base_url=server.base_url, model="test-model",
-                    api_key=SecretStr("sk-test-secret-123"), retry_backoff=0.0, max_retries=1, request_timeout=10.0)
+    return Settings.load(storage=storage, base_url=server.base_url, model="test-model",
+                         api_key=SecretStr("sk-test-secret-123"), retry_backoff=0.0, max_retries=1,
+                         request_timeout=10.0)
 
 
 @pytest.fixture(scope="session")
 def ui(seed_settings: Settings, llm_server: ScriptedOpenAI) -> Iterator[Served]:
-    with serving(ui_settings(seed_settings.storage, llm_server)) as served:
+    with serving(ui_settings(seed_settings.index.storage, llm_server)) as served:
         yield served
 
 
@@ -412,10 +413,10 @@ def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: S
 
     from assistant import topics
 
-    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
     settings = ui_settings(tmp_path / "storage", server)
     topic_map, _ = topics.build(PaperIndex(settings), progress=False)
-    topics.save(topic_map, topics.topics_path(settings.resolved_storage(), None))
+    topics.save(topic_map, topics.topics_path(settings.index.resolved_storage(), None))
     _, biggest = max(((a, t) for a in topic_map.areas for t in a.topics), key=lambda pair: pair[1].size)
     server.set_default(echo)
     with serving(settings) as served, opened(browser, served.url) as page:
@@ -449,7 +450,7 @@ def test_an_ingest_shows_in_browse_and_answers_without_a_restart(
 
     from .conftest import corpus_records, write_jsonl
 
-    shutil.copytree(seed_settings.storage, tmp_path / "storage")
+    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
     settings = ui_settings(tmp_path / "storage", server)
     server.set_default(echo)
     record = next(r for r in corpus_records(40) if ":" in r["title"])
@@ -506,8 +507,8 @@ def test_second_tab_waits_its_turn_and_a_closed_tab_frees_it(browser: sync_api.B
 
     server.set_default(reply)
     server.delay = 0.05
-    settings = ui_settings(seed_settings.storage, server).model_copy(update={"max_concurrent_requests": 1,
-                                                                            "request_timeout": 60.0})
+    settings = ui_settings(seed_settings.index.storage, server).with_(max_concurrent_requests=1,
+                                                                       request_timeout=60.0)
     with serving(settings) as ui, opened(browser, ui.url) as first, opened(browser, ui.url) as second:
         ask(first, "What is SPINT?")
         expect(first.locator("#chat [data-testid=bot]").last).to_contain_text("Quoted from the abstracts")

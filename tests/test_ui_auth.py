@@ -24,7 +24,7 @@ def test_auth_is_required_and_the_password_stays_secret(seed_settings: Settings)
     env = {**os.environ, "PAPER_ASSISTANT_UI_AUTH": f"lab:{PASSWORD}", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
            "PAPER_ASSISTANT_MODEL": "m", "OPENAI_API_KEY": "sk-ui-secret-777"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "assistant.cli", "ui", "--port", str(port), "--storage", str(seed_settings.storage)],
+        [sys.executable, "-m", "assistant.cli", "ui", "--port", str(port), "--storage", str(seed_settings.index.storage)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:

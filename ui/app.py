@@ -107,7 +107,7 @@ class EndpointStatus:
         self.settled = False
         self.error = ""
         self.collection = collection_text(papers)
-        base_url = assistant.settings.base_url
+        base_url = assistant.settings.llm.base_url
         self.kind, self.text = "starting", (f"LLM: connecting to {base_url}…" if base_url
                                             else "LLM: local model starting…")
 
@@ -496,7 +496,7 @@ class Handlers:
             return
         by_id = self.current().by_id
         papers = [by_id[pid] for pid in topic.papers if pid in by_id]
-        covered = min(len(papers), self.assistant.settings.topic_max_papers)
+        covered = min(len(papers), self.assistant.settings.topics.topic_max_papers)
         listing = topics_view.topic_papers(topic, papers, covered)
         question = f"Topic {topic.topic_id}: {topic.label}"
         yield listing, "_Reading the topic's papers…_", render.sources_section(TOPIC_TURN, question, None)
@@ -693,12 +693,12 @@ def _blocks(h: Handlers) -> gr.Blocks:
     return demo
 
 
-def launch(settings: Settings, host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
-           prevent_thread_lock: bool = False, quiet: bool = False) -> gr.Blocks:
-    """Serve the UI over one Assistant for ``settings``, with GET /health, and
-    print one "ready" line once it serves. Binds 127.0.0.1 unless told
-    otherwise. Blocks until Ctrl-C or a stop signal (then shuts down, see
-    ``shut_down``) unless ``prevent_thread_lock``; returns the Blocks."""
+def launch(settings: Settings, prevent_thread_lock: bool = False, quiet: bool = False) -> gr.Blocks:
+    """Serve the UI over one Assistant for ``settings`` (its address and
+    login from ``settings.ui``), with GET /health, and print one "ready" line
+    once it serves. Blocks until Ctrl-C or a stop signal (then shuts down,
+    see ``shut_down``) unless ``prevent_thread_lock``; returns the Blocks."""
+    host, port, auth = settings.ui.ui_host, settings.ui.ui_port, settings.ui.credentials()
     if host not in {"127.0.0.1", "localhost", "::1"} and auth is None:
         log.warning("serving on %s without auth: anyone who can reach port %d can use the assistant", host, port)
     handlers = Handlers(Assistant(settings))
