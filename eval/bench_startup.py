@@ -52,7 +52,8 @@ def run(code: Path, *args: str) -> tuple[float, float]:
     env = {**os.environ, "PYTHONPATH": str(code)}
     start = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-m", "assistant.cli", *args], check=True, capture_output=True, env=env)
+    # cwd too: `python -m` puts the working folder first on sys.path, ahead of PYTHONPATH
+    subprocess.run([sys.executable, "-m", "assistant.cli", *args], check=True, capture_output=True, env=env, cwd=code)
     seconds = time.perf_counter() - start
     return seconds, max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
 
