@@ -236,13 +236,11 @@ def _print_json(payload: Any) -> None:
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     from assistant.index import PaperIndex
-    from assistant.papers import load_papers, seed_files
+    from assistant.papers import seed_files
 
     settings = _settings(args)
-    sources = args.paths or seed_files()
-    loaded = load_papers(sources)
     index = PaperIndex(settings)
-    report = index.ingest(loaded, prune=args.prune, progress=None)
+    report = index.ingest_files(args.paths or seed_files(), prune=args.prune, progress=None)
     for skip in report.skipped[:20]:
         print(f"skipped {skip.where}: {skip.reason}", file=sys.stderr)
     if len(report.skipped) > 20:
@@ -252,6 +250,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         f"{report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed, {report.merged} duplicates merged, {sum(s.count for s in report.skipped)} skipped"
         + (" (rebuilt for the current embedding model)" if report.rebuilt else "")
+        + (" (nothing read: the same sources as the last ingest, and the index unchanged since)"
+           if report.as_last_time else "")
         + "."
     )
     return 0

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assistant import ingest_record
 from assistant.corpus import Corpus
+from assistant.errors import AssistantError
 from assistant.ingest import IngestReport, ingest
-from assistant.papers import LoadResult, Paper
+from assistant.papers import LoadResult, Paper, expand, load_papers
 from assistant.records import read_papers
 from assistant.settings import Settings
 from assistant.store import ChromaStore, revision_of
@@ -148,6 +152,30 @@ class PaperIndex:
             return nearest_papers(self._reader, query_vector, min(n, len(corpus.papers)), where)
 
     # -- writing ------------------------------------------------------------
+    def ingest_files(self, paths: list[Path], prune: bool = False, progress: bool | None = None) -> IngestReport:
+        """Ingest the papers of ``paths`` (files or folders); when the last
+        ingest read the same sources into this very index, report it again
+        without reading anything (see ``ingest_record.py``)."""
+        start = time.perf_counter()
+        files = expand(paths)
+        key = ingest_record.fingerprint(files, prune, self.location, self.settings)
+        report = ingest_record.unchanged(self.storage, key, self._revision())
+        if report is None:
+            ingest_record.forget(self.storage)
+            report = self.ingest(load_papers(files), prune, progress)
+            ingest_record.record(self.storage, key, self._revision(), report)
+        report.seconds = time.perf_counter() - start
+        return report
+
+    def _revision(self) -> str | None:
+        """The collection's revision marker; None when there is no complete collection."""
+        if not self.store.exists():
+            return None
+        try:
+            return self.store.state()
+        except AssistantError:
+            return None
+
     def ingest(self, loaded: LoadResult, prune: bool = False, progress: bool | None = None) -> IngestReport:
         """Bring the collection in line with ``loaded`` (see ``ingest.py``)."""
         report = ingest(self.store, lambda: self.embedder, loaded, prune, progress, self._stored_at)

@@ -45,6 +45,8 @@ class IngestReport:
     seconds: float = 0.0
     total: int = 0
     rebuilt: bool = False
+    #: Nothing was read: the sources and the index are as the last ingest left them.
+    as_last_time: bool = False
 
 
 @dataclass

@@ -268,7 +268,7 @@ def _load_file(path: Path, skipped: list[Skip]) -> list[Paper]:
     return list(_papers_from_records(records, skipped))
 
 
-def _expand(paths: Iterable[Path]) -> list[Path]:
+def expand(paths: Iterable[Path]) -> list[Path]:
     """Files named directly plus the supported files inside named folders."""
     files: list[Path] = []
     for path in paths:
@@ -298,7 +298,7 @@ def merge(a: Paper, b: Paper) -> Paper:
 
 def load_papers(paths: Iterable[Path]) -> LoadResult:
     """Read every source and merge duplicate abstracts (naming happens per collection, at ingest)."""
-    files = _expand(paths)
+    files = expand(paths)
     skipped: list[Skip] = []
     by_key: dict[str, Paper] = {}
     merged = 0

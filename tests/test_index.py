@@ -137,3 +137,24 @@ def test_another_chunk_size_re_embeds_at_ingest_but_still_searches(fresh_index: 
     assert report.rebuilt and report.total == 38
     assert shorter.collection().metadata["chunking"] == "sent-64x1"
     assert fresh_index.ingest(load_papers(seed_files()), progress=False).rebuilt  # and back to the default
+
+
+def test_the_same_ingest_again_reads_nothing_until_a_source_or_the_index_changes(fresh_index: PaperIndex,
+                                                                                 tmp_path: Path) -> None:
+    extra = write_jsonl(tmp_path / "extra.jsonl", list(corpus_records(3)))
+    first = fresh_index.ingest_files([*seed_files(), extra])
+    assert (first.added, first.as_last_time) == (41, False)
+    again = fresh_index.ingest_files([*seed_files(), extra])
+    assert again.as_last_time and (again.unchanged, again.total, again.added) == (41, 41, 0)
+    assert not fresh_index.ingest_files([*seed_files(), extra], prune=True).as_last_time  # another flag
+
+    records = list(corpus_records(3))
+    records[0]["abstract"] += " We also release a new benchmark."
+    write_jsonl(extra, records)  # a source changed: a real ingest, which finds the change
+    changed = fresh_index.ingest_files([*seed_files(), extra])
+    assert not changed.as_last_time and changed.updated == 1
+
+    other = PaperIndex(fresh_index.settings, fresh_index.embedder)  # another process's ingest renews the revision
+    other.ingest(load_papers([write_jsonl(tmp_path / "more.jsonl", list(corpus_records(4))[3:])]))
+    after = fresh_index.ingest_files([*seed_files(), extra])
+    assert not after.as_last_time and after.total == 42 and len(fresh_index.papers()) == 42
