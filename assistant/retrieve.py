@@ -88,7 +88,7 @@ class PaperRetriever(BaseRetriever):
         by the bundled term dictionary."""
         query, parsed = question, None
         if self.index.settings.retrieval.question_filters:
-            found = parse_filters(question, {p.venue for p in self.index.corpus.papers if p.venue})
+            found = parse_filters(question, {v for v in self.index.corpus.venues if v})
             take_venue = found.venue if venue is None else None
             take_year = found.year if year is None else None
             if (take_venue or take_year is not None) and self.allowed(take_venue or venue, take_year or year):
@@ -102,8 +102,9 @@ class PaperRetriever(BaseRetriever):
 
     def allowed(self, venue: str | None, year: int | None, corpus: Corpus | None = None) -> list[int]:
         """Positions (in the corpus snapshot) of papers passing the filters."""
-        papers = (corpus or self.index.corpus).papers
-        return [i for i, p in enumerate(papers) if venue_matches(p.venue, venue) and (year is None or p.year == year)]
+        corpus = corpus or self.index.corpus
+        return [i for i, (v, y) in enumerate(zip(corpus.venues, corpus.years, strict=True))
+                if venue_matches(v, venue) and (year is None or y == year)]
 
     def check_filters(self, venue: str | None, year: int | None = None) -> None:
         """Raise an InputError naming the indexed venues (and years) when no
@@ -111,12 +112,12 @@ class PaperRetriever(BaseRetriever):
         fix, not a question that "no matching papers" answer."""
         if (not venue and year is None) or self.allowed(venue, year):
             return
-        papers = self.index.corpus.papers
+        corpus = self.index.corpus
         wanted = " and ".join(part for part in (f"venue {venue!r}" if venue else "",
                                                  f"year {year}" if year is not None else "") if part)
-        known = f"indexed venues: {', '.join(sorted({p.venue for p in papers if p.venue})) or 'none'}"
+        known = f"indexed venues: {', '.join(sorted({v for v in corpus.venues if v})) or 'none'}"
         if year is not None:
-            known += f"; years: {', '.join(str(y) for y in sorted({p.year for p in papers if p.year})) or 'none'}"
+            known += f"; years: {', '.join(str(y) for y in sorted({y for y in corpus.years if y})) or 'none'}"
         raise InputError(f"No indexed paper is from {wanted} ({known}).")
 
     def search(self, query: str, k: int | None = None, venue: str | None = None, year: int | None = None,
@@ -134,7 +135,7 @@ class PaperRetriever(BaseRetriever):
         sims: dict[int, float] | None = None
         if mode != "lexical":
             sims = {}
-            where = self._where({papers[i].venue for i in allowed}, year, filtered=len(allowed) < len(papers))
+            where = self._where({corpus.venues[i] for i in allowed}, year, filtered=len(allowed) < len(papers))
             vector = self.index.embedder.get_query_embedding(query)
             for pid, sim in self.index.dense(vector, max(self.fusion.candidates, 10 * k), where).items():
                 if pid in position:

@@ -27,7 +27,8 @@ def test_a_new_process_reads_the_same_corpus_from_the_cache(fresh_index: PaperIn
     state = fresh_index.store.state()
     assert state is not None and built.state == state
     cached = corpus_cache.load(entry.parent, entry.name, state)
-    assert cached is not None and cached.papers == built.papers
+    assert cached is not None and list(cached.papers) == list(built.papers)
+    assert (cached.venues, cached.years, dict(cached.by_id)) == (built.venues, built.years, dict(built.by_id))
     for query in ("What is EvoBrain?", "spiking neural networks", "CSBrain"):
         assert np.allclose(cached.lexical.scores(query), built.lexical.scores(query))
         assert cached.lexical.named(query) == built.lexical.named(query)
@@ -54,7 +55,9 @@ def test_a_broken_cache_entry_falls_back_to_the_records(fresh_index: PaperIndex)
     fresh_index.ingest(load_papers(seed_files()), progress=False)
     fresh_index.corpus  # noqa: B018 - writes the cache
     [entry] = entries(fresh_index)
-    (entry / "papers.json").write_text("[[\"truncated", encoding="utf-8")
+    lines = (entry / "papers.jsonl").read_text(encoding="utf-8").split("\n")
+    lines[5] = lines[5][:40]  # one record cut short: the entry keeps its length but not its checksum
+    (entry / "papers.jsonl").write_text("\n".join(lines), encoding="utf-8")
     reader = PaperIndex(fresh_index.settings, fresh_index.embedder)
     assert len(reader.corpus.papers) == 38
     assert PaperRetriever(reader).search("What is HEIST?", k=1)[0].paper.name == "HEIST"
