@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import statistics
 import subprocess
@@ -48,14 +47,17 @@ QUERY = "EEG foundation model pretraining"
 
 
 def run(code: Path, *args: str) -> tuple[float, float]:
-    """(seconds, peak RSS in MiB) of one CLI process running ``code``'s package."""
+    """(seconds, peak RSS in MiB) of one CLI process running ``code``'s package.
+    A wrapper process runs it, so that the peak is this process's alone
+    (RUSAGE_CHILDREN is the largest child a process ever waited for)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
+    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
     start = time.perf_counter()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     # cwd too: `python -m` puts the working folder first on sys.path, ahead of PYTHONPATH
-    subprocess.run([sys.executable, "-m", "assistant.cli", *args], check=True, capture_output=True, env=env, cwd=code)
-    seconds = time.perf_counter() - start
-    return seconds, max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
+    out = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "assistant.cli", *args], check=True,
+                         capture_output=True, text=True, env=env, cwd=code).stdout
+    return time.perf_counter() - start, int(out.split()[-1]) / 1024
 
 
 def copies_file(path: Path, copies: int) -> Path:
