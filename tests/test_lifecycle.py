@@ -32,8 +32,10 @@ from .openai_server import ScriptedOpenAI
 from .test_local import _real_model_available
 
 real_model = pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
-#: Seconds a stopped command may take to exit with its server gone.
-STOP_WITHIN_S = 5.0
+#: Seconds a stopped command may take to exit with its server gone (the
+#: server gets 1 s before SIGKILL; 5 s was once exceeded by a whole-suite run
+#: on 2 cores, the same command stopping in about 2 s alone).
+STOP_WITHIN_S = 10.0
 
 
 def free_port() -> int:
