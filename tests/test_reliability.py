@@ -215,14 +215,16 @@ def test_ingest_while_users_query(tmp_path: Path, embedder) -> None:
                 errors.append(exc)
                 return
 
-    readers = [threading.Thread(target=query) for _ in range(3)]
+    source = write_jsonl(tmp_path / "c.jsonl", list(corpus_records(200)))  # may skip: before any reader starts
+    readers = [threading.Thread(target=query, daemon=True) for _ in range(3)]
     for thread in readers:
         thread.start()
-    source = write_jsonl(tmp_path / "c.jsonl", list(corpus_records(200)))
-    result = run_cli("ingest", str(source), "--storage", str(settings.index.storage))
-    done.set()
-    for thread in readers:
-        thread.join(timeout=30)
+    try:
+        result = run_cli("ingest", str(source), "--storage", str(settings.index.storage))
+    finally:  # the readers stop whatever happened, or pytest waits for them forever at exit
+        done.set()
+        for thread in readers:
+            thread.join(timeout=30)
     assert result.returncode == 0, result.stderr
     assert errors == []
     assert len(PaperIndex(settings, embedder).papers()) == 238
