@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from dataclasses import asdict
 from pathlib import Path
 
 from assistant import chunking, cleaning, embedding_model, ingest, naming, papers, records
+from assistant.files import write_atomic
 from assistant.ingest import IngestReport
 from assistant.papers import Skip
 from assistant.settings import Settings
@@ -69,11 +69,8 @@ def record(storage: Path, key: str | None, revision: str | None, report: IngestR
     """Remember a finished ingest (best effort: without it the next one only takes longer)."""
     if key is None or revision is None:
         return
-    path = storage / FILE
     payload = {"key": key, "revision": revision, "total": report.total, "merged": report.merged,
                "skipped": [asdict(s) for s in report.skipped]}
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     with contextlib.suppress(OSError):
         storage.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(storage / FILE, json.dumps(payload))
