@@ -121,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="gold split: dev (tune on it, the default) or test (report only)")
     ev.add_argument("--gold", type=Path, help="gold question file (JSONL; default: eval/gold/SPLIT.jsonl)")
     ev.add_argument("--limit", type=int, help="only the first N questions (a quick look)")
+    ev.add_argument("--types", help="only questions of these types, comma separated (e.g. "
+                                    "fact,paraphrase,method,unanswerable,chinese: the single-question path)")
     ev.add_argument("--corpus", type=Path, nargs="*", default=None, metavar="PATH",
                     help="distractor papers for the scale variant (default: ../shared/corpora/*.jsonl if present; "
                          "give no PATH to skip it)")
@@ -637,7 +639,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if corpus is None:
         default = Path("..") / "shared" / "corpora"
         corpus = sorted(default.glob("*.jsonl")) if default.is_dir() else []
-    path, _ = run_eval(_settings(args), gold, args.out, corpus, args.retrieval_only, limit=args.limit)
+    types = {t.strip() for t in args.types.split(",") if t.strip()} if args.types else None
+    path, _ = run_eval(_settings(args), gold, args.out, corpus, args.retrieval_only, limit=args.limit, types=types)
     print(path.read_text(encoding="utf-8"))
     print(f"Report: {path} (and {path.with_suffix('.json')})")
     return 0

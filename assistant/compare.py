@@ -7,7 +7,8 @@ The table is built in three steps, each useful on its own:
    stated". The default aspects use the cue words and the abstract's arc
    (``assistant.aspects``); an aspect the user names is matched by its words
    and by MiniLM similarity to the sentence.
-2. **Short values** ("60,000 hours", "92 datasets"): the LLM reads each
+2. **Short values** ("60,000 hours", "92 datasets"): a link or a count the
+   aspect asks for is copied from the quote; otherwise the LLM reads each
    quote and copies the few words that state the aspect. A value whose
    words and numbers are not in its quote is dropped, never shown: a small
    model asked to fill a table invents and mixes papers up, so its output
@@ -67,6 +68,8 @@ _MARKER = re.compile(r"\s*\[\d+(?:,\s*\d+)*\]")
 _LINK = re.compile(r"(?:https?://|www\.|github\.com/)\S+", re.IGNORECASE)
 _LINK_ASPECT = re.compile(r"\b(?:code|github|link|url|repo\w*|website|project page|availab\w+|release\w*)\b",
                           re.IGNORECASE)
+#: A number and the few words after it, within one sentence.
+_COUNTED = re.compile(r"(?<![\w.,])\d[\d,.]*\+?%?(?:\s+[^\s\d][^\s]*){1,4}")
 _NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
                    re.IGNORECASE)
 
@@ -257,9 +260,33 @@ def link_value(aspect: str, quote: str) -> str | None:
     return link.group(0).rstrip(".,;:)") if link else None
 
 
+def count_value(aspect: str, quote: str) -> str | None:
+    """The count a quote gives for a counted aspect, copied as written: a
+    number followed, within four words of one clause, by a word of the aspect
+    ("25,000 subjects" for "subjects", "11 representative EEG tasks" for
+    "number of downstream tasks"). No model call: asked for such cells, the
+    1.5B model gave another count of the same sentence ("92 datasets" for
+    "subjects", measured on the dev cells). Not for the broad default
+    aspects: a count is only part of a paper's "data"."""
+    if aspect.casefold() in SYNONYMS:
+        return None
+    wanted = set(tokenize(aspect)) - _FILLER
+    for match in _COUNTED.finditer(quote):
+        words = match.group(0).split()
+        last = 0
+        for j, word in enumerate(words[1:], 1):
+            if set(tokenize(word)) & wanted:
+                last = j  # the last of the aspect's words: "10 downstream EEG tasks", not "10 downstream"
+            if word[-1] in ",;:)":
+                break  # the clause ends: a later word counts something else
+        if last:
+            return " ".join(words[: last + 1]).rstrip(".,;:)")
+    return None
+
+
 def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings) -> str | None:
-    """Each stated cell's value: its link, else from the model (one short
-    request per cell), held to its quote. Returns the failure that stopped
+    """Each stated cell's value: its link or its count, else from the model
+    (one short request per cell), held to its quote. Returns the failure that stopped
     it, if one did: the cells filled so far keep their values, the rest
     keep their quotes."""
     for p, paper in enumerate(grid.papers):
@@ -267,8 +294,8 @@ def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings
             cell = row[p]
             if not cell.stated:
                 continue
-            if link := link_value(aspect, cell.quote):
-                cell.value = link
+            if copied := link_value(aspect, cell.quote) or count_value(aspect, cell.quote):
+                cell.value = copied
                 continue
             try:
                 value = clean_value(ask(prompts.COMPARE_VALUE.format(name=paper.name, quote=cell.quote, aspect=aspect,

@@ -41,8 +41,14 @@ def _terms() -> tuple[dict[str, str], int]:
 
 
 def dictionary_query(question: str) -> str:
-    """An English search query from the question's known terms (longest match
-    first, so 脉冲神经网络 is one term, not 脉冲 + 神经网络) and its Latin-script words."""
+    """An English search query from the question's known terms and its Latin-script words."""
+    latin = _LATIN.findall(question)
+    return " ".join(dict.fromkeys(latin + known_terms(question)))
+
+
+def known_terms(question: str) -> list[str]:
+    """The English of the question's terms the dictionary knows, longest
+    match first (so 脉冲神经网络 is one term, not 脉冲 + 神经网络)."""
     terms, longest = _terms()
     words: list[str] = []
     i = 0
@@ -55,8 +61,7 @@ def dictionary_query(question: str) -> str:
                 break
         else:
             i += 1
-    latin = _LATIN.findall(question)
-    return " ".join(dict.fromkeys(latin + words))
+    return words
 
 
 class TranslationCache:

@@ -32,6 +32,7 @@ from assistant import prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
 from assistant.cleaning import clean_text
+from assistant.errors import InputError
 from assistant.files import write_atomic
 from assistant.finalize import is_refusal
 from assistant.index import PaperIndex
@@ -71,9 +72,13 @@ def load_gold(path: Path) -> list[GoldQuestion]:
     """The gold set, each question's paper refs resolved to content keys."""
     refs = seed_keys()
     gold = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             row = json.loads(line)
+            unknown = [r for r in row["papers"] if r not in refs]
+            if unknown:
+                raise InputError(f"{path}:{number}: unknown paper {unknown[0]!r}: a gold paper is 'SEEDFILE#N', "
+                                 "N counting that seed file's abstracts from 0.")
             gold.append(GoldQuestion(row["id"], row["type"], row["question"], [refs[r] for r in row["papers"]],
                                      row.get("facts", []), row.get("answerable", True), row.get("intent", "ask"),
                                      row.get("venue")))
@@ -411,14 +416,17 @@ def settings_tag(settings: Settings) -> str:
 
 
 def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Path], retrieval_only: bool,
-             progress: bool | None = None, limit: int | None = None) -> tuple[Path, dict[str, Any]]:
+             progress: bool | None = None, limit: int | None = None,
+             types: set[str] | None = None) -> tuple[Path, dict[str, Any]]:
     """The whole evaluation: retrieval at 38 papers (and with ``corpus`` as
     distractors), answers at 38 papers unless ``retrieval_only``. Writes a
     dated markdown and JSON report into ``out_dir`` and returns the markdown's path.
     Chinese questions are searched through the LLM's translation when
     ``settings.retrieval.query_translation`` is ``llm`` (``--query-translation llm``),
     else through the term dictionary, as ``search`` does without an endpoint."""
-    gold = load_gold(gold_path)[:limit]
+    gold = [q for q in load_gold(gold_path) if types is None or q.type in types][:limit]
+    if not gold:
+        raise InputError(f"No gold question in {gold_path} is of the types asked for ({', '.join(sorted(types or []))}).")
     split = gold_path.stem
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d"), "gold": str(gold_path), "split": split,
                               "questions": len(gold)}
@@ -451,7 +459,8 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
         report["answers"] = answer_metrics(rows, gold) | {"model": model}
         lines += _answer_table(report["answers"], model)
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"{report['date']}-{split}-{'retrieval' if retrieval_only else settings_tag(settings)}"
+    stem = (f"{report['date']}-{split}-{'retrieval' if retrieval_only else settings_tag(settings)}"
+            + ("-" + "+".join(sorted(types)) if types else ""))
     write_atomic(out_dir / f"{stem}.json", json.dumps(report, indent=1, ensure_ascii=False))
     path = out_dir / f"{stem}.md"
     write_atomic(path, "\n".join(lines))

@@ -17,6 +17,7 @@ from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sour
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
+from assistant.settings import Settings
 
 from .conftest import compare_replies, source_number
 from .openai_server import ScriptedOpenAI
@@ -150,16 +151,30 @@ def test_compare_asks_instead_of_guessing(assistant: Assistant, a: str, b: str, 
         run(assistant.compare(a, b))
 
 
+QUESTION_ZH = "哪项研究让两个AI系统就有争议的事实性说法进行辩论，以引导持有偏见的评判者？"
+
+
 def test_chinese_question_is_searched_in_english_and_answered_in_chinese(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
+    result = run(assistant.ask(QUESTION_ZH))[1]
+    assert "Translate this question" not in server.requests[0]["messages"][-1]["content"]  # the dictionary's terms
+    assert "debate" in result.query and not any("\u4e00" <= c <= "\u9fff" for c in result.query)
+    assert "debate" in result.sources[0]["abstract"]
+    assert "Answer in Chinese" in server.requests[0]["messages"][-1]["content"]
+    assert result.citations and result.citations[0]["paper_id"] == result.sources[0]["paper_id"]
+
+
+def test_chinese_question_translated_by_the_llm_when_asked_to(answer_settings: Settings, seed_index: PaperIndex,
+                                                              server: ScriptedOpenAI) -> None:
+    assistant = Assistant(answer_settings.with_(query_translation="llm"), index=seed_index)
     server.reply("AI debate biased judges controversial factual claims")  # the translation step
     server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
-    result = run(assistant.ask("哪项研究让两个AI系统就有争议的事实性说法进行辩论，以引导持有偏见的评判者？"))[1]
+    result = run(assistant.ask(QUESTION_ZH))[1]
     assert "Translate this question" in server.requests[0]["messages"][-1]["content"]
     assert server.requests[0]["max_tokens"] < server.requests[1]["max_tokens"]  # a query is short: capped
     assert result.query.startswith("AI debate biased judges")
     assert "debate" in result.sources[0]["abstract"]
     assert "Answer in Chinese" in server.requests[1]["messages"][-1]["content"]
-    assert result.citations and result.citations[0]["paper_id"] == result.sources[0]["paper_id"]
 
 
 def test_injection_in_an_abstract_stays_data(tmp_path: Path, seed_settings, embedder, server: ScriptedOpenAI) -> None:

@@ -107,7 +107,7 @@ def test_chinese_search_without_an_llm_finds_the_papers(seed_settings: Settings,
 
 def test_llm_translation_is_cached_and_falls_back_to_the_dictionary(answer_settings: Settings, seed_index: PaperIndex,
                                                                     server: ScriptedOpenAI) -> None:
-    assistant = Assistant(answer_settings, index=seed_index)
+    assistant = Assistant(answer_settings.with_(query_translation="llm"), index=seed_index)
     server.reply("spiking neural networks with heterogeneous synapses")
     assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
     assert assistant.translate("异质突触的脉冲网络") == "spiking neural networks with heterogeneous synapses"
@@ -119,6 +119,15 @@ def test_llm_translation_is_cached_and_falls_back_to_the_dictionary(answer_setti
     server.fail("500")
     server.fail("500")
     assert "spiking" in assistant.translate("脉冲神经网络的论文")  # LLM down: the dictionary
+
+
+def test_auto_translation_uses_the_dictionary_first_and_the_llm_for_unknown_terms(
+        answer_settings: Settings, seed_index: PaperIndex, server: ScriptedOpenAI) -> None:
+    assistant = Assistant(answer_settings, index=seed_index)  # query_translation = auto
+    assert "spiking" in assistant.translate("脉冲神经网络的论文") and not server.requests  # no model call
+    server.reply("cats on the moon")
+    assert assistant.translate("月亮上的猫咪") == "cats on the moon"  # no term it knows: the LLM
+    assert len(server.requests) == 1
 
 
 def test_translation_cache_survives_an_unreadable_file(tmp_path: pytest.TempPathFactory) -> None:
