@@ -43,6 +43,20 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+#: The stop signals received while a command runs (see ``_stop_signals``).
+_RECEIVED: list[int] = []
+
+
+def _check_stop() -> None:
+    """Raise ``Stopped`` again if a stop signal came: Python drops an
+    exception raised while a finalizer runs, so the handler's own raise can
+    be lost (seen once: an `ask` stopped mid-answer finished and exited 0).
+    Checked between an answer's events and before any export; servers (ui,
+    mcp, llm serve) end on a stop signal by design and do not check."""
+    if _RECEIVED:
+        raise Stopped(_RECEIVED[0])
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--storage", type=Path, metavar="DIR",
                         help="index folder (default: $PAPER_ASSISTANT_STORAGE or ./storage)")
@@ -329,6 +343,7 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
     live = not as_json and sys.stdout.isatty()
     streamed, ahead = "", -1
     for event in events:
+        _check_stop()
         if isinstance(event, Waiting) and event.ahead != ahead:  # on stderr: stdout keeps the answer alone
             ahead = event.ahead
             print(f"Waiting for the model ({ahead} ahead)…", file=sys.stderr, flush=True)
@@ -363,6 +378,7 @@ def _export(result: Any, args: argparse.Namespace, index: Any) -> None:
     references cite the BibTeX keys."""
     if not (getattr(args, "markdown", None) or getattr(args, "bibtex", None) or getattr(args, "csv", None)):
         return
+    _check_stop()  # a stopped command writes nothing
     from assistant.compare import to_csv
     from assistant.errors import StorageError
     from assistant.files import write_atomic
@@ -723,7 +739,8 @@ def _stop_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
         yield
         return
-    received: list[int] = []
+    received = _RECEIVED
+    received.clear()
 
     def handler(signum: int, frame: FrameType | None) -> None:
         received.append(signum)

@@ -199,6 +199,28 @@ def test_sigterm_mid_answer_cancels_it_and_writes_nothing(seed_settings: Setting
 
 
 @real_model
+def test_a_stop_whose_raise_was_lost_still_stops_the_answer_and_its_export(tmp_path: Path) -> None:
+    """Python drops an exception raised while a finalizer runs: a stop
+    signal handled there is recorded, and the next event raises it again."""
+    import argparse
+
+    from assistant import cli
+    from assistant.result import Draft
+
+    def events() -> Iterator[Draft]:
+        yield Draft("quoted")
+        cli._RECEIVED.append(signal.SIGTERM)  # the handler ran, its raise was swallowed
+        yield Draft("more")
+
+    out = tmp_path / "answer.md"
+    try:
+        with pytest.raises(cli.Stopped):
+            cli._render(events(), argparse.Namespace(markdown=out, json=False))
+    finally:
+        cli._RECEIVED.clear()
+    assert not out.exists()
+
+
 def test_crash_leftover_is_adopted_then_stopped_when_unhealthy(seed_settings: Settings, llm_port: int) -> None:
     """kill -9 of `llm serve` orphans its server: the next start reuses it
     (same pid, our key), a hung one is stopped and replaced, `llm stop` ends it."""
