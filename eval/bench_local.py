@@ -55,7 +55,7 @@ def main() -> None:
     base_url = server.ensure()
     started = time.perf_counter() - start
     assistant = Assistant(settings, index=index)
-    client = openai.OpenAI(base_url=base_url, api_key="local")
+    client = openai.OpenAI(base_url=base_url, api_key=server.api_key)  # the per-run key of the server
     ttfts, prompt_rates, gen_rates, prompt_tokens = [], [], [], []
     for question in QUESTIONS[: args.questions]:
         events = list(assistant.ask(question))
