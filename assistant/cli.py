@@ -739,12 +739,11 @@ def _stop_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
         yield
         return
-    received = _RECEIVED
-    received.clear()
+    _RECEIVED.clear()
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)
-        if len(received) > 1:
+        _RECEIVED.append(signum)
+        if len(_RECEIVED) > 1:
             local = sys.modules.get("assistant.local")  # not imported: no server to kill
             if local is not None:
                 local.kill_all()
@@ -755,7 +754,7 @@ def _stop_signals() -> Iterator[None]:
     try:
         yield
     finally:
-        if not received:
+        if not _RECEIVED:
             for sig, old in previous.items():
                 signal.signal(sig, old)
 
