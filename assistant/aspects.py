@@ -22,6 +22,26 @@ ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 
+#: Words that state a common user aspect without naming it: a sentence
+#: saying "outperforms LSTM cores" states the baseline, "mean average
+#: precision" the metric. Keyed by the aspect's word (stemmed, as
+#: ``lexical.tokenize`` gives it); the embedding alone misses these.
+ASPECT_CUES: dict[str, re.Pattern[str]] = {
+    stem: re.compile(rf"\b(?:{cues})", re.IGNORECASE) for stem, cues in {
+        "architectur": r"architecture|transformer|network|encoder|decoder|backbone|mamba|convolution|attention|"
+                       r"autoencoder|\w*gnn|mlp|layers?\b",
+        "baselin": r"baselines?|outperform|surpass|compared (?:to|with)|beats?\b|better than|than (?:existing|prior)",
+        "metric": r"metrics?|accuracy|error|precision|recall|f1\b|auroc|auc\b|rmse|mse\b|bleu|perplexity|"
+                  r"correlation|score",
+        "task": r"tasks?\b|prediction|classification|detection|recognition|segmentation|annotation|imputation|"
+                r"forecasting|generation\b|retrieval\b|translation\b",
+        "benchmark": r"benchmarks?|datasets?|suites?\b",
+        "object": r"objectives?|loss\b|masked|contrastive|autoencod|reconstruct|next-token|denois",
+        "paramet": r"parameters?|\d+(?:\.\d+)?\s?[MB]\b|billion|million",
+    }.items()
+}
+
+
 def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
     """For one abstract: the index of its sentence for each aspect, or None.
     Among qualifying sentences the one with most cues wins; ties go to the

@@ -12,8 +12,9 @@ The table is built in three steps, each useful on its own:
    quote and copies the few words that state the aspect. A value whose
    words and numbers are not in its quote is dropped, never shown: a small
    model asked to fill a table invents and mixes papers up, so its output
-   is held to the quote beside it. (Letting its "none" turn a cell into
-   "not stated" was measured and dropped: the 1.5B model said none to
+   is held to the quote beside it. Where the model gives no such value, the
+   clause of the quote that names the aspect is the value. (Letting the
+   model say "none" was measured and dropped: the 1.5B model said none to
    quotes that do state the aspect more often than to those that do not.)
 3. **A cited narrative** of what the papers share and how they differ,
    through the same checked answer path as every answer.
@@ -34,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from assistant import prompts
-from assistant.aspects import ASPECTS, aspect_sentences
+from assistant.aspects import ASPECT_CUES, ASPECTS, aspect_sentences, gist_sentence
 from assistant.errors import InputError, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.lexical import tokenize
@@ -70,6 +71,12 @@ _LINK_ASPECT = re.compile(r"\b(?:code|github|link|url|repo\w*|website|project pa
                           re.IGNORECASE)
 #: A number and the few words after it, within one sentence.
 _COUNTED = re.compile(r"(?<![\w.,])\d[\d,.]*\+?%?(?:\s+[^\s\d][^\s]*){1,4}")
+#: A name as papers write one: two capitals, or letters and digits in one word ("GSM8K", "mAP", "BERT").
+_NAME = re.compile(r"\b(?=\w*[A-Z]\w*[A-Z])\w+|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])\w{2,}")
+#: Words kept before the aspect's word in a clause cut to a value's length.
+_LEAD_WORDS = 5
+#: Where a sentence's clauses part: punctuation and brackets.
+_CLAUSE = re.compile(r"\s*[,;:()\[\]]\s*|\s+[\u2013\u2014-]+\s+")
 _NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
                    re.IGNORECASE)
 
@@ -186,15 +193,36 @@ def resolve(names: Sequence[str], resolve_one: Callable[[str], Paper]) -> list[P
 def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_vector: np.ndarray,
                      settings: CompareSettings) -> int | None:
     """The sentence stating a user's aspect: most of the aspect's words, or
-    close in meaning; the best by cosine plus a bonus for those words."""
+    close in meaning; the best by cosine plus a bonus for those words.
+    Sentences before the "we propose" one are left out: they describe the
+    field ("recent models leverage unified architectures"), not the paper."""
     words = set(tokenize(aspect)) - _FILLER or set(tokenize(aspect))
-    share = np.array([len(words & set(tokenize(s))) / len(words) if words else 0.0 for s in sents])
+    tokens = [set(tokenize(s)) for s in sents]
+    share = np.array([sum(_states_word(w, s, t) for w in words) / len(words) for s, t in zip(sents, tokens, strict=True)])
     cosine = vectors @ aspect_vector
-    ok = (share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity)
+    own = np.arange(len(sents)) >= gist_sentence(sents)
+    ok = own & ((share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity))
     if not ok.any():
         return None
     score = np.where(ok, cosine + settings.aspect_word_bonus * share, -np.inf)
     return int(np.argmax(score))
+
+
+def _states_word(word: str, sentence: str, tokens: set[str]) -> bool:
+    """Whether a sentence (its ``tokens``) says an aspect's stemmed word, or one of its cues."""
+    cue = ASPECT_CUES.get(word)
+    return word in tokens or bool(cue and cue.search(sentence))
+
+
+def _names_aspect(aspect: str, value: str) -> bool:
+    """Whether a value says its aspect: for an aspect with cue words, one
+    of them or its own word, or a name ("GSM8K", "mAP": a benchmark or a
+    metric is named, not described); any other aspect passes."""
+    words = set(tokenize(aspect)) - _FILLER
+    if not any(w in ASPECT_CUES for w in words) or _NAME.search(value):
+        return True
+    tokens = set(tokenize(value))
+    return any(_states_word(w, value, tokens) for w in words)
 
 
 def extract(papers: list[Paper], aspects: list[str],
@@ -224,20 +252,21 @@ def value_in_quote(value: str, quote: str, settings: CompareSettings) -> bool:
     value_numbers, quote_numbers = _numbers(value), _numbers(quote)
     if not value_numbers <= quote_numbers:
         return False
-    words = [w for w in tokenize(_digits(value)) if not _NUMBER.fullmatch(w)]
-    quote_words = set(tokenize(_digits(quote)))
+    words = [w for w in tokenize(number_digits(value)) if not _NUMBER.fullmatch(w)]
+    quote_words = set(tokenize(number_digits(quote)))
     if not words:
         return bool(value_numbers)
     return sum(w in quote_words for w in words) >= settings.value_in_quote * len(words)
 
 
-def _digits(text: str) -> str:
+def number_digits(text: str) -> str:
+    """Number words as digits ("five datasets" is "5 datasets"): a value and its quote may write either."""
     return re.sub(r"[A-Za-z]+", lambda m: _NUMBER_WORDS.get(m.group(0).casefold(), m.group(0)), text)
 
 
 def _numbers(text: str) -> set[str]:
     """The numbers of ``text``, "60,000" and "60, 000" (a model's spacing) as "60000"."""
-    joined = re.sub(r"(?<=\d),\s?(?=\d{3}\b)", "", _digits(text))
+    joined = re.sub(r"(?<=\d),\s?(?=\d{3}\b)", "", number_digits(text))
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(joined)}
 
 
@@ -284,6 +313,32 @@ def count_value(aspect: str, quote: str) -> str | None:
     return None
 
 
+def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | None:
+    """The clause of a quote that names its aspect ("Using a masked
+    autoencoding objective" for "pretraining objective"), at most
+    ``value_words`` words, from a few before the aspect's word (a value
+    comes on either side of it: "the EEGSSM architecture", "the task of
+    action recognition"): the value when the model gave none the quote holds
+    (the 1.5B model missed most named values on the dev cells). A default
+    aspect's clause is found by its cue words ("outperforms" for results)."""
+    wanted = (set(tokenize(aspect)) - _FILLER) or set(tokenize(aspect))
+    default = SYNONYMS.get(aspect.casefold())
+    cue = ASPECTS[default][0] if default else None
+
+    def says(word: str) -> bool:
+        return bool(cue and cue.search(word)) or any(_states_word(w, word, set(tokenize(word))) for w in wanted)
+
+    for clause in _CLAUSE.split(quote):
+        words = clause.split()
+        hits = [j for j, word in enumerate(words) if says(word)]
+        if not hits:
+            continue
+        start = max(0, min(hits[0] - _LEAD_WORDS, len(words) - settings.value_words))
+        words = words[start: start + settings.value_words]
+        return " ".join(words).strip(" .,;:") or None
+    return None
+
+
 def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings) -> str | None:
     """Each stated cell's value: its link or its count, else from the model
     (one short request per cell), held to its quote. Returns the failure that stopped
@@ -302,12 +357,14 @@ def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings
                                                                      words=settings.value_words)), settings)
             except LLMUnavailable as exc:
                 return str(exc)
-            if value is None:
-                continue  # the quote stays, without a value
-            if value_in_quote(value, cell.quote, settings):
-                cell.value = value
-            else:
+            clause = clause_value(aspect, cell.quote, settings)
+            if value is not None and value_in_quote(value, cell.quote, settings):
+                # a value that does not say its aspect ("16 channels" for "baseline") yields to the clause that does
+                cell.value = clause if clause and not _names_aspect(aspect, value) else value
+                continue
+            if value is not None:
                 grid.dropped.append({"paper_id": paper.paper_id, "aspect": aspect, "value": value})
+            cell.value = clause  # else the quote stays, without a value
     return None
 
 

@@ -159,8 +159,8 @@ def _norm(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
-#: Names as written in English text: CSBrain, GSM8K, LVLMs (a capital after the first letter).
-_NAME = re.compile(r"\b[A-Za-z][a-z]*[A-Z][\w-]*")
+#: Names as written in English text: CSBrain, GSM8K, Krotov (a word with a capital letter).
+_NAME = re.compile(r"\b[a-z]*[A-Z][\w-]*")
 
 
 def _fact_in(fact: str, folded: str, sentences: list[str]) -> bool:
@@ -169,7 +169,8 @@ def _fact_in(fact: str, folded: str, sentences: list[str]) -> bool:
     the other ("scales exponentially with the number of hidden units" states
     "exponential in the number of hidden units"). In a Chinese answer the
     fact's numbers and Latin-script names must all be in one sentence
-    ("60000 小时" states "60,000 hours"); a fact with neither cannot be matched
+    ("60000 小时" states "60,000 hours", "Krotov和Hopfield" states "Krotov
+    and Hopfield"); a fact with neither cannot be matched
     there. A one-word fact must match as written."""
     if _norm(fact) in folded:
         return True

@@ -82,13 +82,15 @@ Compare these {count} papers ({papers}) in {language}: three to five sentences o
 
 #: One table cell's short value, copied from the quote (the caller drops a
 #: value its quote does not hold). One cell per request: asked for several
-#: at once, the 1.5B model gave one cell's words for another.
+#: at once, the 1.5B model gave one cell's words for another. No "none"
+#: option: the quote was chosen for the aspect, and offered one the 1.5B
+#: model said none to most quotes that state it (dev cells).
 COMPARE_VALUE = """<sources>
 [1] {name}: {quote}
 </sources>
 
 Aspect: {aspect}
-Copy from source [1] the few words that state the {aspect} of {name}: a number with its unit, a name, or a phrase of at most {words} words, exactly as written. If source [1] does not state it, reply: none
+Copy from source [1] the few words that state the {aspect} of {name}: a number with its unit, a name, or a phrase of at most {words} words, exactly as written.
 Example: for the source "FooNet runs at 40 frames per second on a phone." and the aspect "speed", the reply is: 40 frames per second
 Reply with the words only."""
 

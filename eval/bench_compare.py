@@ -51,8 +51,8 @@ GOLD = ROOT / "eval" / "gold" / "compare_cells.jsonl"
 
 
 def norm(text: str) -> str:
-    """Case, thousands separators, dashes and spaces made comparable."""
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", text.casefold())
+    """Case, thousands separators, number words ("five" is "5"), dashes and spaces made comparable."""
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", compare.number_digits(text.casefold()))
     return " ".join(re.sub(r"[\u2010-\u2015]", "-", text).split())
 
 

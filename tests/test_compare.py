@@ -70,8 +70,8 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
     # a count is copied from its quote, not asked of the model (which is scripted to say something else)
     assert cell(result, "number of downstream tasks", "CSBrain")["value"] == "11 representative EEG tasks"
     assert cell(result, "number of downstream tasks", "REVE")["value"] == "10 downstream EEG tasks"
-    assert cell(result, "data", "CodeBrain")["value"] is None and "largest public EEG corpus" in cell(
-        result, "data", "CodeBrain")["quote"]
+    # the model's value is not in the quote: dropped, and the clause holding the aspect's cue word replaces it
+    assert cell(result, "data", "CodeBrain")["value"] == "Pretrained on the largest public EEG corpus"
     assert result.extra["dropped_values"] == [{"paper_id": cell(result, "data", "CodeBrain")["paper_id"],
                                                "aspect": "data", "value": "500 hours of EEG"}]
     assert cell(result, "data", "EvoBrain") == {"paper_id": cell(result, "data", "EvoBrain")["paper_id"],
@@ -105,7 +105,8 @@ def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assist
     server.set_default(compare_replies({"REVE": {"code release": "none"}}, NARRATIVE))
     result = run(assistant.compare("CSBrain", "REVE", aspects=["code release", "quantum error correction codes"]))[1]
     code, quantum = result.extra["table"]
-    assert not code["cells"][0]["stated"] and code["cells"][1]["value"] is None  # "none": the quote stays, no value
+    assert not code["cells"][0]["stated"]
+    assert code["cells"][1]["value"] == "We release code"  # the model said none: the clause naming the aspect
     assert "We release code" in code["cells"][1]["quote"] and code["b"].startswith("We release code")
     assert [c["stated"] for c in quantum["cells"]] == [False, False]
     assert quantum["a"] == quantum["b"] == prompts.NOT_STATED
@@ -173,6 +174,34 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
     assert compare.parse_aspects(None) == list(compare.DEFAULT_ASPECTS)
     assert compare.parse_aspects("dataset;  number of  subjects, dataset") == ["dataset", "number of subjects"]
     assert compare.parse_aspects("+channels") == [*compare.DEFAULT_ASPECTS, "channels"]
+
+
+@pytest.mark.parametrize(("aspect", "quote", "value"), [
+    ("pretraining objective", "Using a masked autoencoding objective, we pretrain REVE on 60,000 hours of EEG data.",
+     "Using a masked autoencoding objective"),
+    ("task", ("BigMaQ establishes the first dataset that integrates dynamic 3D pose-shape representations into the "
+              "learning task of animal action recognition and provides a rich resource."),
+     "pose-shape representations into the learning task of animal action recognition and provides"),
+    ("subjects", "We pretrain on 60,000 hours of EEG data from 92 datasets.", None),  # no clause names it
+])
+def test_a_clause_naming_the_aspect_is_the_value_the_model_did_not_give(aspect: str, quote: str,
+                                                                         value: str | None) -> None:
+    assert compare.clause_value(aspect, quote, CompareSettings()) == value
+
+
+@pytest.mark.parametrize(("aspect", "sentences", "chosen"), [
+    # the sentence that states the aspect in other words: a metric's name, a beaten baseline, a named network
+    ("metric", ["We propose FooNet for video.", "FooNet improves mean average precision by 4 points."], 1),
+    ("baseline", ["We propose FooNet for video.", "The model outperforms LSTM cores under sparse input."], 1),
+    ("architecture", ["We study memory in agents.", "We introduce a hierarchical graph transformer."], 1),
+    ("number of parameters", ["We propose FooNet for video.", "FooNet runs at 40 frames per second."], None),
+])
+def test_a_user_aspect_is_found_by_its_cue_words(assistant: Assistant, aspect: str, sentences: list[str],
+                                                 chosen: int | None) -> None:
+    embedder = assistant.selector.embedder
+    vectors = embedder.embed(sentences)
+    [aspect_vector] = embedder.embed([aspect])
+    assert compare._custom_sentence(aspect, sentences, vectors, aspect_vector, CompareSettings()) == chosen
 
 
 @pytest.mark.parametrize(("value", "quote", "held"), [

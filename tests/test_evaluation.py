@@ -58,6 +58,8 @@ def test_fact_matching_is_normalised() -> None:
     assert facts_found("REVE 在60,000小时、来自92个数据集的脑电数据上预训练。",
                        ["60,000 hours", "92 datasets", "25 datasets", "diminish"]) == 2
     assert facts_found("MiCRo 在 GSM8K 上评测。", ["GSM8K", "BBH"]) == 1
+    assert facts_found("这篇论文是在Krotov和Hopfield (2021)提出的模型基础上改进的。", ["Krotov and Hopfield"]) == 1
+    assert facts_found("这篇论文是在Krotov提出的模型基础上改进的。", ["Krotov and Hopfield"]) == 0
 
 
 def test_retrieval_only_eval_writes_reports(tmp_path: Path, seed_settings: Settings) -> None:
