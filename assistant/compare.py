@@ -318,7 +318,7 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
     autoencoding objective" for "pretraining objective"), at most
     ``value_words`` words, from a few before the aspect's word (a value
     comes on either side of it: "the EEGSSM architecture", "the task of
-    action recognition"): the value when the model gave none the quote holds
+    action recognition"): the value when the model gave none that its quote holds
     (the 1.5B model missed most named values on the dev cells). A default
     aspect's clause is found by its cue words ("outperforms" for results)."""
     wanted = (set(tokenize(aspect)) - _FILLER) or set(tokenize(aspect))
