@@ -196,7 +196,7 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     close in meaning; the best by cosine plus a bonus for those words.
     Sentences before the "we propose" one are left out: they describe the
     field ("recent models leverage unified architectures"), not the paper."""
-    words = set(tokenize(aspect)) - _FILLER or set(tokenize(aspect))
+    words = _aspect_words(aspect)
     tokens = [set(tokenize(s)) for s in sents]
     share = np.array([sum(_states_word(w, s, t) for w in words) / len(words) for s, t in zip(sents, tokens, strict=True)])
     cosine = vectors @ aspect_vector
@@ -206,6 +206,12 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
         return None
     score = np.where(ok, cosine + settings.aspect_word_bonus * share, -np.inf)
     return int(np.argmax(score))
+
+
+def _aspect_words(aspect: str) -> set[str]:
+    """An aspect's stemmed words that a sentence must say, "number of" and
+    the like left out (all of them when that leaves none)."""
+    return set(tokenize(aspect)) - _FILLER or set(tokenize(aspect))
 
 
 def _states_word(word: str, sentence: str, tokens: set[str]) -> bool:
@@ -218,7 +224,7 @@ def _names_aspect(aspect: str, value: str) -> bool:
     """Whether a value says its aspect: for an aspect with cue words, one
     of them or its own word, or a name ("GSM8K", "mAP": a benchmark or a
     metric is named, not described); any other aspect passes."""
-    words = set(tokenize(aspect)) - _FILLER
+    words = _aspect_words(aspect)
     if not any(w in ASPECT_CUES for w in words) or _NAME.search(value):
         return True
     tokens = set(tokenize(value))
@@ -321,12 +327,13 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
     action recognition"): the value when the model gave none that its quote holds
     (the 1.5B model missed most named values on the dev cells). A default
     aspect's clause is found by its cue words ("outperforms" for results)."""
-    wanted = (set(tokenize(aspect)) - _FILLER) or set(tokenize(aspect))
+    wanted = _aspect_words(aspect)
     default = SYNONYMS.get(aspect.casefold())
     cue = ASPECTS[default][0] if default else None
 
     def says(word: str) -> bool:
-        return bool(cue and cue.search(word)) or any(_states_word(w, word, set(tokenize(word))) for w in wanted)
+        tokens = set(tokenize(word))
+        return bool(cue and cue.search(word)) or any(_states_word(w, word, tokens) for w in wanted)
 
     for clause in _CLAUSE.split(quote):
         words = clause.split()
@@ -357,14 +364,14 @@ def fill_values(grid: Grid, ask: Callable[[str], str], settings: CompareSettings
                                                                      words=settings.value_words)), settings)
             except LLMUnavailable as exc:
                 return str(exc)
-            clause = clause_value(aspect, cell.quote, settings)
-            if value is not None and value_in_quote(value, cell.quote, settings):
-                # a value that does not say its aspect ("16 channels" for "baseline") yields to the clause that does
-                cell.value = clause if clause and not _names_aspect(aspect, value) else value
-                continue
-            if value is not None:
+            held = value is not None and value_in_quote(value, cell.quote, settings)
+            if value is not None and not held:
                 grid.dropped.append({"paper_id": paper.paper_id, "aspect": aspect, "value": value})
-            cell.value = clause  # else the quote stays, without a value
+            if value is not None and held and _names_aspect(aspect, value):
+                cell.value = value
+            else:  # no held value, or one that does not say its aspect ("16 channels" for "baseline"):
+                # the clause naming the aspect, else the held value, else the quote stays without one
+                cell.value = clause_value(aspect, cell.quote, settings) or (value if held else None)
     return None
 
 
