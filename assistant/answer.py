@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from assistant import compare, intent, prompts
+from assistant import answerability, compare, intent, prompts
 from assistant.aspects import gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
@@ -124,6 +124,9 @@ class Assistant:
         self._llm_failure: tuple[float, LLMUnavailable | None] = (0.0, None)
         self._llm_lock = threading.Lock()
         self._translations = TranslationCache(settings.index.resolved_storage() / "translations.json")
+        #: How an answer's prompt size (``prompt_tokens``) is counted: MiniLM word pieces, free and
+        #: offline; the evaluation swaps in the LLM's own tokenizer (see ``LLMClient.count_tokens``).
+        self.count_prompt: Callable[[list[str]], int] = lambda texts: sum(self.index.embedder.count_tokens(texts))
 
     @property
     def llm(self) -> LLMClient:
@@ -177,9 +180,15 @@ class Assistant:
         asks which paper it points to and what that paper does."""
         start = time.perf_counter()
         scope, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
+        extra: dict[str, Any] = {"filter": scope.as_json()}
+        lacking = answerability.missing(question, evidence, self.settings.topics.topic_min_similarity)
+        if lacking:  # the refusal, without asking the model
+            yield from self._answer("ask", asked or question, scope.query, evidence, "", start,
+                                    extra | {"unanswerable": lacking})
+            return
         # a keyword query asks for the paper it points to: the top paper is the answer even when the model demurs
-        yield from self._answer("ask", asked or question, scope.query, evidence, prompt, start,
-                                {"filter": scope.as_json()}, quote_refusal=keywords)
+        yield from self._answer("ask", asked or question, scope.query, evidence, prompt, start, extra,
+                                quote_refusal=keywords)
 
     def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None,
                     keywords: bool = False) -> tuple[Scope, list[Evidence], str]:
@@ -256,13 +265,17 @@ class Assistant:
             with self.llm.turn() as turn:  # one place in the queue for all the parts
                 yield from self._admitted(turn, run)
                 for e in evidence:
-                    prompt = prompts.ASK_ONE.format(sources=self._format([e]), question=question, name=e.paper.name,
-                                                    n=e.n, language=language)
-                    sent.append(prompt)
                     if run.text:
                         run.text += "\n\n"
                         yield Token("\n\n")
                     part = len(run.text)
+                    if answerability.missing(question, [e], self.settings.topics.topic_min_similarity):
+                        run.text += prompts.REFUSAL  # a detail this abstract never mentions: not asked
+                        yield Token(prompts.REFUSAL)
+                        continue
+                    prompt = prompts.ASK_ONE.format(sources=self._format([e]), question=question, name=e.paper.name,
+                                                    n=e.n, language=language)
+                    sent.append(prompt)
                     yield from self._generate(turn, prompt, run)
                     knobs = self.settings.answer
                     if (_refused_outright(run.text[part:])
@@ -426,7 +439,7 @@ class Assistant:
                           "ttft_ms": run.ttft if run.ttft is not None else 0.0, "total_ms": _ms(run.start)}
         if run.busy:
             result.extra["busy"] = True
-        tokens = sum(self.index.embedder.count_tokens([prompts.SYSTEM_PROMPT, *sent])) if sent else 0
+        tokens = self.count_prompt([prompts.SYSTEM_PROMPT, *sent]) if sent else 0
         result.extra |= (extra or {}) | {"prompt_tokens": tokens}
         return Final(result)
 

@@ -404,6 +404,8 @@ def _print_answer(result: Any, streamed: str) -> None:
         print(result.answer)
     if result.quoted:
         print(f"({result.quoted_note()})")
+    if result.extra.get("unanswerable"):
+        print(f"(Refused without asking the model: {result.extra['unanswerable']}.)")
     if result.extra.get("table"):
         _print_table(result.extra["papers"], result.extra["table"])
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]

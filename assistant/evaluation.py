@@ -405,10 +405,25 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
     lines += ["", "Latency ms p50/p95: " + ", ".join(f"{k.removesuffix('_ms')} {v['p50']}/{v['p95']}"
                                                      for k, v in lat.items())
               + f"; TTFT of Chinese questions {metrics['ttft_ms_chinese']['p50']}/{metrics['ttft_ms_chinese']['p95']}; "
-              f"prompt word pieces p50/p95 {metrics['prompt_tokens']['p50']}/{metrics['prompt_tokens']['p95']}; "
+              f"prompt size p50/p95 {metrics['prompt_tokens']['p50']}/{metrics['prompt_tokens']['p95']} "
+              f"({metrics.get('prompt_tokens_by', 'MiniLM word pieces')}); "
               f"answers quoted because the model refused: {metrics['quoted_answers']}; "
               f"extractive because the LLM failed: {metrics['extractive_fallbacks']}.", ""]
     return lines
+
+
+def _llm_tokenizer(assistant: Assistant) -> str:
+    """Count prompt sizes with the LLM's own tokenizer where the endpoint
+    offers one (the embedded server does); says which count the report holds."""
+    llm = assistant.llm
+    if llm.count_tokens(prompts.SYSTEM_PROMPT) is None:
+        return "MiniLM word pieces (the endpoint has no tokenizer route)"
+
+    def count(texts: list[str]) -> int:
+        return sum(llm.count_tokens(t) or 0 for t in texts)
+
+    assistant.count_prompt = count
+    return f"{llm.endpoint.model}'s own tokenizer"
 
 
 def settings_tag(settings: Settings) -> str:
@@ -453,11 +468,13 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model
+        counted_by = _llm_tokenizer(assistant)
         prompts_id = hashlib.sha256("".join(v for k, v in sorted(vars(prompts).items())
                                             if k.isupper() and isinstance(v, str)).encode()).hexdigest()[:8]
-        cache = out_dir / f".cache-{split}-{model}-{prompts_id}-{report['date']}.jsonl"  # new prompts, new answers
+        unit = "" if counted_by.startswith("MiniLM") else "-llmtok"  # rows counted one way only
+        cache = out_dir / f".cache-{split}-{model}-{prompts_id}-{report['date']}{unit}.jsonl"  # new prompts, new answers
         rows = answer_rows(assistant, gold, cache, progress)
-        report["answers"] = answer_metrics(rows, gold) | {"model": model}
+        report["answers"] = answer_metrics(rows, gold) | {"model": model, "prompt_tokens_by": counted_by}
         lines += _answer_table(report["answers"], model)
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = (f"{report['date']}-{split}-{'retrieval' if retrieval_only else settings_tag(settings)}"

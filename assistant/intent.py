@@ -38,6 +38,14 @@ _SUMMARY = re.compile(
     r"state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|tell me about (?:the )?"
     r"(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b|总结|概述|综述|概况|概括|梳理",
     re.IGNORECASE)
+#: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
+#: behavior", "what's in here about EEG?"): a summary when the message names no paper.
+_TOPIC_CHAT = re.compile(
+    r"^\s*(?:(?:is|are) there )?anything (?:on|about|regarding|related to)\b|"
+    r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in)\b|"
+    r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
+    r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
+    r"关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
     r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.IGNORECASE)
@@ -53,10 +61,11 @@ _REQUEST = re.compile(
     r"(?:which|what|any|list(?: all)?|name|are there(?: any)?|how many) (?:\w+ ){0,2}?(?:papers|studies|works|articles)"
     r"(?: (?:are|is|that|which|do|does))?|"
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
-    r"what(?:'s| is| are)? (?:out there|new|going on)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
+    r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
+    r"(?:(?:is|are) there )?anything|(?:the )?big picture|what do (?:we|you) have|work|research|"
     r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
     re.IGNORECASE)
-_LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|deal(?:ing)? with|"
+_LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|deal(?:ing)? with|"
                       r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
@@ -114,7 +123,7 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
     if _LIST.search(message):
         return Route("list", "asks which papers match")
-    if _SUMMARY.search(message):
+    if _SUMMARY.search(message) or (not papers and _TOPIC_CHAT.search(message)):
         return Route("summarize", "asks for a summary or overview of a topic")
     if is_keyword_query(message):
         return Route("ask", "keyword query: describes the paper it points to", papers, keywords=True)

@@ -90,6 +90,21 @@ class LLMClient:
                                     timeout=settings.llm.request_timeout, max_retries=0)
         self.gate = gate_for(settings, endpoint)
 
+    def count_tokens(self, text: str) -> int | None:
+        """``text``'s length in the model's own tokens, from the server's
+        tokenizer (llama.cpp's ``/extras/tokenize/count``, which the embedded
+        server has); None where the endpoint has no such route. The OpenAI
+        protocol reports ``usage`` only after a reply, and llama.cpp's server
+        leaves it out of a stream."""
+        root = self.endpoint.base_url.removesuffix("/").removesuffix("/v1")
+        try:
+            reply = httpx.post(f"{root}/extras/tokenize/count", json={"input": text, "model": self.endpoint.model},
+                               headers={"Authorization": f"Bearer {self.endpoint.api_key}"},
+                               timeout=self.settings.llm.request_timeout)
+            return int(reply.json()["count"]) if reply.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, KeyError, TypeError):
+            return None
+
     def _with_retries(self, call: Callable[[], T]) -> T:
         delay = self.settings.llm.retry_backoff
         for attempt in range(self.settings.llm.max_retries + 1):

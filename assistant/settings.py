@@ -165,11 +165,12 @@ class AnswerSettings(Section):
     gist_words: int = Field(default=45, ge=5, le=500, description="Words of a paper's quoted line in a summary or "
                                                                   "list: one line per paper says what it does.")
     overrule_refusal: float = Field(
-        default=0.6, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
-                                             "is overruled with a quoted answer (calibrated on the dev split)."
+        default=0.5, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
+                                             "is overruled with a quoted answer (calibrated on the dev split, "
+                                             "after the evidence rules of `assistant.answerability`)."
     )
     refuse_answer: float = Field(
-        default=0.45, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
+        default=0.42, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
                                              "(calibrated on the dev split)."
     )
     support_threshold: float = Field(

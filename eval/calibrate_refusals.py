@@ -10,6 +10,10 @@ without asking the model again:
 - the model refused: the quoted sentences replace the refusal when
   P(yes) >= ``overrule_refusal``.
 
+Questions that the evidence rules of `assistant.answerability` refuse never
+reach the model (no verdict) and are left out: the pair is chosen for the
+questions the rules let through.
+
 Prints fact coverage, false refusals and refusal recall for each pair; the
 chosen pair goes into the settings. Run on dev only: the test split is for
 reporting.

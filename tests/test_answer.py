@@ -88,9 +88,9 @@ def test_unsupported_sentences_are_marked(assistant: Assistant, server: Scripted
 def test_refusal_keeps_the_closest_papers(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(prompts.REFUSAL)
     server.judgement = 0.05  # the sources do not state it
-    result = run(assistant.ask("What learning rate was used to pretrain REVE?"))[1]
+    result = run(assistant.ask("What are the known failure cases of REVE?"))[1]
     assert result.abstained and result.answer == prompts.REFUSAL and result.citations == []
-    assert result.sources[0]["title"] == "REVE"
+    assert result.sources[0]["title"] == "REVE" and server.requests
     assert prompts.REFUSAL in prompts.SYSTEM_PROMPT
 
 
@@ -322,8 +322,37 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     settings = answer_settings.with_(refuse_answer=0.2)
     server.reply(f"{SPINT_FACT} [1].")
     server.judgement = 0.03
-    result = run(Assistant(settings, index=seed_index).ask("Which GPU trained SPINT?"))[1]
+    result = run(Assistant(settings, index=seed_index).ask("What are the known failure cases of SPINT?"))[1]
     assert result.abstained and result.answer == prompts.REFUSAL and result.extra["verdict"] < 0.2
+
+
+@pytest.mark.parametrize(("question", "why"), [
+    ("What learning rate was used to pretrain REVE?", "do not mention the learning rate"),
+    ("Which GPUs and what batch size did SPINT use?", "do not mention the hardware or the batch size"),
+    ("REVE 的学习率是多少？", "do not mention the learning rate"),
+    ("Which paper proposes a new text-to-speech synthesis model?", "no paper is about this"),
+])
+def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
+        assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
+    """The model, which would be judged anyway, is not asked at all: the
+    retrieved abstracts never mention the detail, or no paper is near."""
+    server.judgement = 0.99  # would overrule a model refusal, were the model asked
+    events, result = run(assistant.ask(question))
+    assert result.abstained and result.answer == prompts.REFUSAL and why in result.extra["unanswerable"]
+    assert server.requests == [] and server.judged == [] and isinstance(events[0], Sources)
+
+
+def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: "Nearly all eventual alignment crystallizes within the first epoch "
+                              f"[{source_number(body, 'Large-scale audit of convergent learning')}].")
+    result = run(assistant.ask("In which epoch does the alignment between vision networks crystallize?"))[1]
+    assert not result.abstained and "first epoch" in result.answer and server.requests
+    assert "unanswerable" not in result.extra
+
+
+def test_each_named_paper_is_refused_a_detail_its_abstract_lacks(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    result = run(assistant.respond("What learning rate did CSBrain and REVE each use?"))[1]
+    assert result.abstained and server.requests == []
 
 
 def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: ScriptedOpenAI) -> None:

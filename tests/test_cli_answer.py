@@ -50,6 +50,14 @@ def test_batch_ask_from_stdin(server: ScriptedOpenAI, seed_settings: Settings) -
     assert [r["sources"][0]["title"] for r in rows] == ["POCO", "HEIST"]
 
 
+def test_a_refusal_decided_on_the_evidence_says_why(server: ScriptedOpenAI, seed_settings: Settings) -> None:
+    result = run_cli("ask", "Which GPU trained POCO?", env=env_for(server, seed_settings))
+    assert result.returncode == 0, result.stderr
+    assert prompts.REFUSAL in result.stdout and "Closest papers:\n[1] POCO" in result.stdout
+    assert "(Refused without asking the model: the abstracts found do not mention the hardware.)" in result.stdout
+    assert server.requests == []
+
+
 def test_summarize_and_compare_json(server: ScriptedOpenAI, seed_settings: Settings) -> None:
     server.set_default("They are pretrained on large EEG corpora [1].")
     summary = json.loads(run_cli("summarize", "EEG foundation models", "--json", env=env_for(server, seed_settings)).stdout)

@@ -117,3 +117,4 @@ def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Setti
     text = path.read_text(encoding="utf-8")
     assert "### Retrieval — 38 papers (seeds)" in text and "### Answers — test-model, 2 questions" in text
     assert report["answers"]["refusal"]["recall"] is None  # no unanswerable question among these two
+    assert "(MiniLM word pieces (the endpoint has no tokenizer route))" in text  # the scripted server has none

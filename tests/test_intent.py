@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.intent import is_keyword_query, needs_context, route
+from assistant.intent import is_keyword_query, needs_context, route, topic_of
 
 NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
 
@@ -34,6 +34,14 @@ def named(text: str) -> list[int]:
     ("比较 CSBrain 和 REVE", "compare"),
     ("How does SPINT compare to earlier decoders?", "ask"),
     ("EEG channel permutation invariance", "ask"),
+    ("anything about graph neural networks for molecules?", "summarize"),
+    ("research that uses calcium imaging", "summarize"),
+    ("what do we have on diffusion models?", "summarize"),
+    ("I'd like the big picture on brain decoding", "summarize"),
+    ("tell me about the reinforcement learning papers", "summarize"),
+    ("关于强化学习的论文", "summarize"),
+    ("Is there anything about the learning rate in SPINT?", "ask"),
+    ("What is the big picture contribution of POCO?", "ask"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind
@@ -61,3 +69,13 @@ def test_metadata_and_keyword_flags() -> None:
 def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     assert needs_context("How does it compare with POCO?") and needs_context("what data did they use")
     assert not needs_context("What is SPINT?") and not needs_context("Compare CSBrain and REVE")
+
+
+@pytest.mark.parametrize(("message", "topic"), [
+    ("anything on sign language recognition?", "sign language recognition"),
+    ("papers that study animal behavior", "study animal behavior"),
+    ("what's in here about EEG? give me the big picture", "EEG"),
+    ("can you give me an overview of the EEG papers?", "EEG"),
+])
+def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
+    assert topic_of(message) == topic

@@ -111,6 +111,8 @@ def test_real_local_model_answers_refuses_and_falls_back(seed_settings: Settings
         assert result.model == local.MODELS["default"].alias and result.citations
         assert result.citations[0]["title"] == "SPINT" and "SPINT" in result.answer
         assert assistant.llm.endpoint.local and assistant.llm.endpoint.base_url == f"http://127.0.0.1:{port}/v1"
+        counted = assistant.llm.count_tokens(prompts.SYSTEM_PROMPT)  # the model's own tokenizer, for the eval
+        assert counted is not None and 0.5 < counted / len(prompts.SYSTEM_PROMPT.split()) < 3
 
         refusal = [e for e in assistant.ask("Which GPU was REVE trained on?")][-1].result
         assert refusal.abstained and refusal.answer == prompts.REFUSAL and refusal.sources

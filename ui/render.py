@@ -162,6 +162,8 @@ def _notes(result: AnswerResult) -> list[str]:
     found, shown = result.extra.get("found"), result.extra.get("shown")
     if found is not None and found > shown:
         notes.append(f"_{found} papers are about this topic; the {shown} most relevant are summarized._")
+    if result.extra.get("unanswerable"):
+        notes.append(f"_Refused without asking the model: {chat_text(result.extra['unanswerable'])}._")
     if result.abstained:
         notes.append("_The closest papers are listed under Sources._")
     return notes
