@@ -6,9 +6,10 @@ unanswerable questions (on dev its P(yes) for both spans 0.32–0.69), so two
 kinds of unanswerable question that the evidence itself gives away are
 refused here, without a model call:
 
-- **no paper is about it**: the question names no indexed paper and the
-  closest paper is far off in meaning (dense cosine below the cut-off that
-  keeps a topic summary from listing the best of nothing);
+- **no paper is about it**: the question names no indexed paper (nor a
+  capitalised name the closest abstract uses) and the closest paper is far
+  off in meaning (dense cosine below the cut-off that keeps a topic summary
+  from listing the best of nothing);
 - **a detail abstracts leave out**: the question asks only for a training
   detail (learning rate, batch size, GPUs, training time, …) and no sentence
   of the abstracts it is about (the papers it names, else all those
@@ -22,6 +23,8 @@ import re
 from dataclasses import dataclass
 
 from assistant.evidence import Evidence
+from assistant.lexical import name_keys
+from assistant.papers import Paper
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,14 @@ _CLAUSES = re.compile(r"[?;？；]|\b(?:and|also|but)\s+(?=(?:what|which|how|who
                       r"do|does|did|can)\b)|以及|并且", re.IGNORECASE)
 
 
+def _calls(question: str, paper: Paper) -> bool:
+    """The question calls the paper by a capitalised name its abstract uses
+    ("which conference published Stretch-and-Squeeze?"): it is about that
+    paper, however far the question's words are from the abstract's meaning."""
+    names = {w for w in name_keys(question.split(maxsplit=1)[-1]) if w[0].isupper() and len(w) >= 3}
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", paper.abstract) for w in names)
+
+
 def asked_details(question: str) -> list[Detail]:
     """The details of ``DETAILS`` a question asks for."""
     return [d for d in DETAILS if d.asked.search(question)]
@@ -85,7 +96,7 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float) -> s
     if not evidence:
         return None
     top = evidence[0].hit
-    if not any(e.hit.named for e in evidence) and top.similarity < min_similarity:
+    if not any(e.hit.named for e in evidence) and top.similarity < min_similarity and not _calls(question, top.paper):
         return f"no paper is about this (the closest, {top.paper.name}, is far off in meaning)"
     asked = [asked_details(clause) for clause in _CLAUSES.split(question) if clause.strip()]
     if not asked or not all(asked):

@@ -342,6 +342,14 @@ def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
     assert server.requests == [] and server.judged == [] and isinstance(events[0], Sources)
 
 
+def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The question's words are far from SnS's abstract in meaning, but it
+    calls the paper by the name the abstract gives it."""
+    server.reply(lambda body: f"SnS is an ICLR 2026 paper [{source_number(body, 'SnS')}].")
+    result = run(assistant.ask("which conference published Stretch-and-Squeeze?"))[1]
+    assert not result.abstained and "unanswerable" not in result.extra and server.requests
+
+
 def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(lambda body: "Nearly all eventual alignment crystallizes within the first epoch "
                               f"[{source_number(body, 'Large-scale audit of convergent learning')}].")
