@@ -412,18 +412,18 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
     return lines
 
 
-def _llm_tokenizer(assistant: Assistant) -> str:
+def _use_llm_tokenizer(assistant: Assistant) -> bool:
     """Count prompt sizes with the LLM's own tokenizer where the endpoint
-    offers one (the embedded server does); says which count the report holds."""
+    offers one (the embedded server does); False: MiniLM word pieces stay."""
     llm = assistant.llm
     if llm.count_tokens(prompts.SYSTEM_PROMPT) is None:
-        return "MiniLM word pieces (the endpoint has no tokenizer route)"
+        return False
 
     def count(texts: list[str]) -> int:
         return sum(llm.count_tokens(t) or 0 for t in texts)
 
     assistant.count_prompt = count
-    return f"{llm.endpoint.model}'s own tokenizer"
+    return True
 
 
 def settings_tag(settings: Settings) -> str:
@@ -468,10 +468,11 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
     if not retrieval_only:
         assistant = Assistant(indexes["seeds"].settings, index=indexes["seeds"])
         model = assistant.llm.endpoint.model
-        counted_by = _llm_tokenizer(assistant)
+        llm_tokens = _use_llm_tokenizer(assistant)
+        counted_by = f"{model}'s own tokenizer" if llm_tokens else "MiniLM word pieces (the endpoint has no tokenizer route)"
         prompts_id = hashlib.sha256("".join(v for k, v in sorted(vars(prompts).items())
                                             if k.isupper() and isinstance(v, str)).encode()).hexdigest()[:8]
-        unit = "" if counted_by.startswith("MiniLM") else "-llmtok"  # rows counted one way only
+        unit = "-llmtok" if llm_tokens else ""  # rows counted one way only
         cache = out_dir / f".cache-{split}-{model}-{prompts_id}-{report['date']}{unit}.jsonl"  # new prompts, new answers
         rows = answer_rows(assistant, gold, cache, progress)
         report["answers"] = answer_metrics(rows, gold) | {"model": model, "prompt_tokens_by": counted_by}
