@@ -10,20 +10,28 @@ refused here, without a model call:
   capitalised name the closest abstract uses) and the closest paper is far
   off in meaning (dense cosine below the cut-off that keeps a topic summary
   from listing the best of nothing);
-- **a detail abstracts leave out**: the question asks only for a training
-  detail (learning rate, batch size, GPUs, training time, …) and no sentence
-  of the abstracts it is about (the papers it names, else all those
-  retrieved) mentions it at all. When one does, or the
-  question also asks something else, the model answers as usual.
+- **a detail abstracts leave out**: a part of the question asks for a
+  training detail (learning rate, batch size, GPUs, training time, …) and no
+  sentence of the abstracts it is about (the papers it names, else all those
+  retrieved) mentions it at all;
+- **a name no abstract uses**: a part of the question names something
+  ("ImageNet", "GPT-4", "Allen Brain Observatory") that no retrieved paper's
+  name, title or abstract contains (nor spells out, for an acronym).
+
+Only when every part of the question is of these kinds: a part that asks
+something the abstracts may hold goes to the model, which answers it and
+declines the rest (a partial refusal).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from assistant.evidence import Evidence
-from assistant.lexical import name_keys
+from assistant.filters import KNOWN_VENUES
+from assistant.lexical import STOPWORDS, name_keys
 from assistant.papers import Paper
 
 
@@ -45,7 +53,7 @@ def _detail(name: str, asked: str, stated: str) -> Detail:
 DETAILS = (
     _detail("learning rate", r"\blearning[- ]rates?\b|学习率", r"\blearning[- ]rates?\b|\blr\b"),
     _detail("batch size", r"\bbatch[- ]?sizes?\b|批(?:量|次)?大小", r"\bbatch"),
-    _detail("optimizer", r"\boptimi[sz]ers?\b|优化器", r"\boptimi[sz]er|\badamw?\b|\bsgd\b"),
+    _detail("optimizer", r"\boptimi[sz]ers?\b|优化器", r"\boptimi[sz]er|\badamw?\b|\bsgd\b|gradient descent"),
     _detail("training epochs", r"\bepochs?\b|\bhow many (?:training )?(?:steps|iterations)\b|训练轮数",
             r"\bepochs?\b|\b(?:steps|iterations)\b"),
     _detail("hardware", r"\b(?:gpus?|tpus?|hardware|accelerators?)\b|显卡",
@@ -82,27 +90,80 @@ def _calls(question: str, paper: Paper) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", paper.abstract) for w in names)
 
 
+#: A name as a question writes it: a capital inside or first ("ImageNet", "GPT-4", "Allen"), possessive dropped.
+_NAME = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?:'s)?(?![A-Za-z0-9-])")
+_VENUES = frozenset(v.casefold() for v in KNOWN_VENUES)
+
+
+def _spelled_out(acronym: str, text: str) -> bool:
+    """An acronym the abstract writes out ("LLM": "large language model")."""
+    letters = acronym.casefold()
+    words = re.findall(r"[a-z0-9]+", text)
+    return any("".join(w[0] for w in words[i:i + len(letters)]) == letters for i in range(len(words)))
+
+
+def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ()) -> list[str]:
+    """Capitalised names in ``question`` that none of ``about`` uses in its
+    name, title or abstract (nor spells out, for an acronym): a question
+    about ImageNet results cannot be answered by abstracts that never say
+    "ImageNet". Venue names, the question's first word and the names of
+    indexed ``papers`` (answered elsewhere, e.g. paper by paper) are not counted."""
+    text = " ".join(f"{p.name} {p.title} {p.abstract}" for p in about).casefold()
+    found = []
+    for match in _NAME.finditer(question):
+        word = match.group(1)
+        first = not question[: match.start()].strip(" \"'“(")
+        if not any(c.isupper() for c in word[1:] if c.isalpha()) and (first or not word[0].isupper()):
+            continue  # an ordinary word, or a capital only because it starts the question
+        if word.casefold() in _VENUES or word.casefold() in STOPWORDS or len(word) < 3 or word in papers:
+            continue
+        parts = word.split("-")
+        if len(parts) > 1 and any(p.islower() for p in parts):  # "ImageNet-trained", "L2-robust": the name part
+            word = "-".join(p for p in parts if not p.islower())
+            if len(word) < 3 or word.casefold() in text:
+                continue
+        singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
+        if word.casefold() in text or singular.casefold() in text:
+            continue
+        if singular.isupper() and _spelled_out(singular, text):
+            continue
+        found.append(word)
+    return found
+
+
 def asked_details(question: str) -> list[Detail]:
     """The details of ``DETAILS`` a question asks for."""
     return [d for d in DETAILS if d.asked.search(question)]
 
 
-def missing(question: str, evidence: list[Evidence], min_similarity: float) -> str | None:
-    """Why the shown abstracts cannot answer ``question`` (None: they may).
-
-    A question refused for a detail asks for nothing else: a part that asks
-    something else ("What is SPINT and which GPU…?") goes to the model,
-    which answers it and declines the rest (a partial refusal)."""
+def missing(question: str, evidence: list[Evidence], min_similarity: float,
+            papers: Collection[str] = ()) -> str | None:
+    """Why the shown abstracts cannot answer ``question`` (None: they may);
+    ``papers`` are the indexed papers' names."""
     if not evidence:
         return None
     top = evidence[0].hit
     if not any(e.hit.named for e in evidence) and top.similarity < min_similarity and not _calls(question, top.paper):
         return f"no paper is about this (the closest, {top.paper.name}, is far off in meaning)"
-    asked = [asked_details(clause) for clause in _CLAUSES.split(question) if clause.strip()]
-    if not asked or not all(asked):
-        return None
-    details = list(dict.fromkeys(d for part in asked for d in part))
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
-    if any(d.stated.search(s) for d in details for e in about for s in e.sentences):
+    found = [_gap(clause, about, evidence, papers) for clause in _CLAUSES.split(question) if clause.strip()]
+    gaps = [gap for gap in found if gap is not None]
+    if not gaps or len(gaps) < len(found):
         return None
-    return f"the abstracts found do not mention the {' or the '.join(d.name for d in details)}"
+    details = list(dict.fromkeys(d.name for gap in gaps for d in gap[0]))
+    names = list(dict.fromkeys(n for gap in gaps for n in gap[1]))
+    reasons = ([f"the abstracts found do not mention the {' or the '.join(details)}"] if details else []) + (
+        [f"no abstract found mentions {', '.join(names)}"] if names else [])
+    return "; ".join(reasons)
+
+
+def _gap(clause: str, about: list[Evidence], evidence: list[Evidence],
+         papers: Collection[str]) -> tuple[list[Detail], list[str]] | None:
+    """What one part of a question asks that the abstracts leave out: the
+    details none of the papers it is ``about`` mentions, else the names no
+    paper found uses at all (None: nothing, so the part may be answered)."""
+    details = asked_details(clause)
+    if details and not any(d.stated.search(s) for d in details for e in about for s in e.sentences):
+        return details, []
+    names = unmentioned(clause, [e.paper for e in evidence], papers)
+    return ([], names) if names else None

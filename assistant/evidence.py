@@ -84,9 +84,9 @@ class EvidenceSelector:
     def select(self, query: str, hits: list[Hit], per_paper: int, budget: int, whole: int = 0) -> list[Evidence]:
         """Up to ``per_paper`` sentences from each hit, best first, until
         ``budget`` word pieces are used; every paper keeps at least one. The
-        first hit's whole abstract is quoted when it has at most ``whole``
-        word pieces: a sentence picker misses answers that a question
-        paraphrases, and the top paper is usually the one asked about."""
+        first hit's abstract is quoted up to ``whole`` word pieces (all of
+        it when it fits): a three-sentence pick misses answers that a
+        question paraphrases, and the top paper is usually the one asked about."""
         qvec = self.embedder.embed([query])[0]
         terms = set(tokenize(query))
         wants_number = bool(_QUANTITY.search(query))
@@ -100,8 +100,8 @@ class EvidenceSelector:
             order = [int(i) for i in np.argsort(-sims)[:per_paper]]
             evidence.append(Evidence(n, hit, sents, vecs, [order[0]], sims))
             candidates.extend((-float(sims[i]), n - 1, i) for i in order[1:])
-        if evidence and whole and self._tokens(" ".join(evidence[0].sentences)) <= whole:
-            evidence[0].chosen = list(range(len(evidence[0].sentences)))
+        if evidence and whole:
+            evidence[0].chosen = self._fit(evidence[0], whole)
             candidates = [c for c in candidates if c[1] != 0]
         used = sum(self._tokens(e.text()) for e in evidence)
         for _, paper_index, sentence_index in sorted(candidates):
@@ -110,6 +110,19 @@ class EvidenceSelector:
                 evidence[paper_index].chosen.append(sentence_index)
                 used += cost
         return evidence
+
+    def _fit(self, evidence: Evidence, allowance: int) -> list[int]:
+        """The top paper's abstract within ``allowance`` word pieces: whole
+        when it fits, else without its least relevant sentences (an intro or
+        a code link), so that a paraphrased answer is still quoted."""
+        chosen: list[int] = []
+        used = 0
+        for _, i in sorted((-float(evidence.relevance[i]), i) for i in range(len(evidence.sentences))):
+            cost = self._tokens(evidence.sentences[i])
+            if used + cost <= allowance or not chosen:
+                chosen.append(i)
+                used += cost
+        return sorted(chosen)
 
     def _tokens(self, text: str) -> int:
         return self.embedder.count_tokens([text])[0]

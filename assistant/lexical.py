@@ -24,7 +24,7 @@ _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+(?:[-'][0-9a-z\u00c0-\u024f]+)*")
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
 _STEMMER = Stemmer.Stemmer("english")
-_STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
+STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
 
 
@@ -34,7 +34,7 @@ def tokenize(text: str) -> list[str]:
     for word in _WORD.findall(text.casefold()):
         parts = re.split(r"[-']", word)
         for token in ([word] + parts) if len(parts) > 1 else parts:
-            if token and token not in _STOPWORDS:
+            if token and token not in STOPWORDS:
                 tokens.append(token)
     return _STEMMER.stemWords(tokens)
 
@@ -49,7 +49,7 @@ def _lookup_keys(name: str, words: set[str]) -> set[str]:
     folded form is a word the abstracts use in lower case (HEIST -> 'heist',
     IDeal -> 'ideal' would match ordinary questions; CSBrain -> 'csbrain' is safe)."""
     folded = name.casefold()
-    return {name} if folded in words or folded in _STOPWORDS else {name, folded}
+    return {name} if folded in words or folded in STOPWORDS else {name, folded}
 
 
 @dataclass

@@ -154,8 +154,8 @@ class AnswerSettings(Section):
         default=380, ge=50, description="Budget (word pieces) for all quoted evidence in one prompt."
     )
     whole_abstract_tokens: int = Field(
-        default=330, ge=0, description="The top paper's whole abstract is quoted when it has at most this many "
-                                       "word pieces (0: never)."
+        default=330, ge=0, description="Word pieces of the top paper's abstract quoted: all of it when it fits, "
+                                       "else without its least relevant sentences (0: only its best sentences)."
     )
     term_bonus: float = Field(default=0.3, ge=0, le=2, description="Added to a sentence's cosine per share of the "
                                                                    "question's terms it contains: the embedding "

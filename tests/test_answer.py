@@ -14,9 +14,10 @@ import pytest
 
 from assistant import prompts
 from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
+from assistant.answerability import unmentioned
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
-from assistant.papers import load_papers, seed_files
+from assistant.papers import Paper, load_papers, seed_files
 from assistant.settings import Settings
 
 from .conftest import compare_replies, source_number
@@ -331,6 +332,9 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("Which GPUs and what batch size did SPINT use?", "do not mention the hardware or the batch size"),
     ("REVE 的学习率是多少？", "do not mention the learning rate"),
     ("Which paper proposes a new text-to-speech synthesis model?", "no paper is about this"),
+    ("How does REVE compare with GPT-4 on ImageNet?", "no abstract found mentions GPT-4, ImageNet"),
+    ("SPINT 在 SVHN 上的准确率是多少？", "no abstract found mentions SVHN"),
+    ("What learning rate did REVE use, and how does it do on MNIST?", "learning rate; no abstract found mentions MNIST"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -356,6 +360,26 @@ def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, ser
     result = run(assistant.ask("In which epoch does the alignment between vision networks crystallize?"))[1]
     assert not result.abstained and "first epoch" in result.answer and server.requests
     assert "unanswerable" not in result.extra
+
+
+@pytest.mark.parametrize("question", [
+    "What is REVE, and how does it compare with GPT-4?",  # one part the abstracts may answer
+    "How do LLMs compare with humans as debate judges?",  # a plural acronym
+    "Which inputs matter most to the output units of ImageNet-trained networks?",  # part of a compound name
+])
+def test_a_question_with_a_part_the_abstracts_may_answer_goes_to_the_model(
+        assistant: Assistant, server: ScriptedOpenAI, question: str) -> None:
+    server.reply(lambda body: f"{SPINT_FACT} [1].")
+    result = run(assistant.ask(question))[1]
+    assert "unanswerable" not in result.extra and server.requests
+
+
+def test_names_are_matched_as_abstracts_write_them() -> None:
+    paper = Paper("p", "k", "We pretrain a Graph Neural Network on EEG; ImageNet is not used.", "", "s", name="X")
+    assert unmentioned("Which GNNs and which ImageNet-1k models does X beat?", [paper]) == []
+    assert unmentioned("Is X from NeurIPS, and does it beat GPT-4 or LaBraM's results?", [paper]) == ["GPT-4", "LaBraM"]
+    assert unmentioned("Does X work on Allen Brain data?", [paper]) == ["Allen", "Brain"]
+    assert unmentioned("Does X beat CSBrain?", [paper], papers={"CSBrain"}) == []  # a paper of the index
 
 
 def test_each_named_paper_is_refused_a_detail_its_abstract_lacks(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -452,3 +476,20 @@ def test_a_copy_that_is_in_no_abstract_is_not_quoted(assistant: Assistant, serve
     server.reply("CityLens was trained on forty GPUs for a month in Paris.")
     result = run(assistant.ask("How many prediction tasks does the urban socioeconomic benchmark define?"))[1]
     assert result.quoted and "GPUs" not in result.answer and "Paris" not in result.answer
+
+
+def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assistant: Assistant) -> None:
+    """HetSyn's abstract exceeds the top-paper allowance: the sentence that
+    answers a paraphrased question must still be shown, and only the
+    sentences least related to the question are left out."""
+    question = "which tasks got better when spiking nets were given their own time constant for every synapse?"
+    _, evidence, prompt = assistant.prepare_ask(question)
+    top = evidence[0]
+    allowance = assistant.settings.answer.whole_abstract_tokens
+    assert top.paper.name == "HetSyn"
+    assert assistant.selector._tokens(top.paper.abstract) > allowance
+    assert "pattern generation" in top.text() and "pattern generation" in prompt
+    assert assistant.settings.answer.evidence_sentences < len(top.chosen) < len(top.sentences)
+    left_out = set(range(len(top.sentences))) - set(top.chosen)
+    assert max(top.relevance[i] for i in left_out) <= min(top.relevance[i] for i in top.chosen)
+    assert sum(assistant.selector._tokens(top.sentences[i]) for i in top.chosen) <= allowance

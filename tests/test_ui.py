@@ -521,7 +521,8 @@ def test_second_tab_waits_its_turn_and_a_closed_tab_frees_it(browser: sync_api.B
         first.context.close()  # the tab holding the model goes away
         thinking.set()
         second.wait_for_selector("#turn-1.final", timeout=30_000)
-        expect(second.locator("#chat [data-testid=bot]").last).to_contain_text("BigMaQ")
+        expect(second.locator("#turn-1 .card .name").first).to_have_text("BigMaQ")  # its own question's answer
+        expect(second.locator("#chat [data-testid=bot]").last).to_contain_text("[1]")
         expect(second.locator("#chat [data-testid=bot]").last).not_to_contain_text("The LLM failed")
         expect(second.locator("#status .ready")).to_be_visible()
     prompts = [r["messages"][-1]["content"] for r in server.requests]
