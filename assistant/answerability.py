@@ -117,11 +117,14 @@ def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ())
             continue  # an ordinary word, or a capital only because it starts the question
         if word.casefold() in _VENUES or word.casefold() in STOPWORDS or len(word) < 3 or word in papers:
             continue
+        if word.casefold() in text:
+            continue
         parts = word.split("-")
-        if len(parts) > 1 and any(p.islower() for p in parts):  # "ImageNet-trained", "L2-robust": the name part
-            word = "-".join(p for p in parts if not p.islower())
-            if len(word) < 3 or word.casefold() in text:
+        if len(parts) > 1 and any(p.islower() for p in parts):  # "ImageNet-trained", "L2-robust": the name parts
+            names = [p for p in parts if not p.islower() and len(p) >= 3]
+            if all(p.casefold() in text for p in names):
                 continue
+            word = "-".join(names)
         singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
         if word.casefold() in text or singular.casefold() in text:
             continue
