@@ -125,8 +125,8 @@ def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ())
             if all(p.casefold() in text for p in names):
                 continue
             word = "-".join(names)
-        singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word
-        if word.casefold() in text or singular.casefold() in text:
+        singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "LLMs"
+        if singular.casefold() in text:
             continue
         if singular.isupper() and _spelled_out(singular, text):
             continue
