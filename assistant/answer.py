@@ -70,11 +70,15 @@ def _gist(e: Evidence, most: int) -> str:
     return " ".join(words[:most]) + (" …" if len(words) > most else "")
 
 
-def _paper_lines(evidence: list[Evidence], gist_words: int) -> list[SentenceSupport]:
-    """One line per paper, its own quoted sentence cited to itself: built,
+def _quotes(e: Evidence) -> str:
+    """The chosen sentences of a source, each quoted whole."""
+    return " ".join(f"“{e.sentences[i]}”" for i in e.chosen)
+
+
+def _paper_lines(evidence: list[Evidence], quote: Callable[[Evidence], str]) -> list[SentenceSupport]:
+    """One line per paper, its own quoted sentences cited to itself: built,
     not generated, so a paper can never be described with another's words."""
-    lines = [SentenceSupport(text=f"{e.paper.name}: “{_gist(e, gist_words)}”", cited=[e.n], lead="\n- ",
-                             status="quoted")
+    lines = [SentenceSupport(text=f"{e.paper.name}: {quote(e)}", cited=[e.n], lead="\n- ", status="quoted")
              for e in evidence]
     if lines:
         lines[0].lead = "\n\n- "  # a blank line between the model's synthesis and the list
@@ -218,7 +222,7 @@ class Assistant:
         evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
         prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                           language=language_of(asked or topic))
-        lines = _paper_lines(evidence, self.settings.answer.gist_words)
+        lines = _paper_lines(evidence, self._gist_quote)
         extra = {"found": len(about), "shown": len(evidence), "filter": scope.as_json()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
 
@@ -230,7 +234,7 @@ class Assistant:
         evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topics.topic_max_papers])
         yield from self._answer("list", asked or question, scope.query, evidence, "", start,
                                 {"shown": len(evidence), "filter": scope.as_json()},
-                                _paper_lines(evidence, self.settings.answer.gist_words))
+                                _paper_lines(evidence, self._gist_quote))
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """A paper's venue, year and title, from its record: the paper named,
@@ -283,7 +287,9 @@ class Assistant:
                     if (_refused_outright(run.text[part:])
                             and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
                         quote = self._pick(turn, prompt, [e]) or quoted([e], knobs)  # the model missed it
-                        run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
+                        if answerability.quotable(question, [c.text for c in quote], [e.paper],
+                                                  self.index.corpus.lexical.names):
+                            run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
         except LLMUnavailable as exc:
             run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final("ask", asked or question, query, evidence, run, retrieval_ms, sent)
@@ -305,7 +311,9 @@ class Assistant:
         evidence = compare.evidence(self.selector, grid)
         prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
                                         count=len(evidence), language=language_of(question))
-        yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra())
+        # every paper gets its own quoted line, even where the narrative skips it or the model refuses
+        lines = _paper_lines(compare.lines_evidence(self.selector, grid.papers, question), _quotes)
+        yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(), lines)
 
     def conversation(self) -> Conversation:
         return Conversation(self)
@@ -316,6 +324,10 @@ class Assistant:
         s = self.settings.topics
         return self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
                                     s.topic_min_similarity)
+
+    def _gist_quote(self, e: Evidence) -> str:
+        """A summary line's quote: the paper's gist, cut to ``gist_words``."""
+        return f"“{_gist(e, self.settings.answer.gist_words)}”"
 
     def _gist_evidence(self, query: str, hits: list[Hit]) -> list[Evidence]:
         """Each paper's gist sentence, which its listed line quotes and the model reads."""
@@ -435,7 +447,7 @@ class Assistant:
         """The checked answer, with its timings and the prompt size (``sent``: the user prompts)."""
         result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines,
                           allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
-                          pick=run.pick)
+                          pick=run.pick, papers=self.index.corpus.lexical.names)
         result.model = run.model
         result.timings = {"retrieval_ms": retrieval_ms, "wait_ms": run.waited,
                           "ttft_ms": run.ttft if run.ttft is not None else 0.0, "total_ms": _ms(run.start)}

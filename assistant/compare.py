@@ -398,6 +398,29 @@ def evidence(selector: EvidenceSelector, grid: Grid) -> list[Evidence]:
     return chosen
 
 
+#: Words that ask for a comparison, not about the papers: a question of only
+#: these ("CSBrain vs REVE: what's different?") asks nothing of each paper.
+_COMPARING = frozenset(tokenize("compare comparison versus vs differ differences similar similarity contrast "
+                                "each both other what's actually"))
+
+
+def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question: str) -> list[Evidence]:
+    """Each paper's sentences for its own line in the answer: what it does
+    (its "we propose" sentence) and, when the question asks something of
+    each paper ("what is each trying to predict?"), its sentence that best
+    answers that. The papers' names are taken out of the question first, so
+    that no sentence wins only by naming its paper. Numbered as ``evidence``."""
+    asked = question
+    for paper in papers:
+        for name in {paper.name, paper.title} - {""}:
+            asked = re.sub(re.escape(name), " ", asked, flags=re.IGNORECASE)
+    asks_each = {t for t in tokenize(asked) if len(t) > 2} - _COMPARING
+    chosen = selector.select(asked if asks_each else question, [Hit(p, 1.0, 1.0, True) for p in papers], 1, 0)
+    for e in chosen:
+        e.chosen = sorted({gist_sentence(e.sentences)} | ({e.chosen[0]} if asks_each else set()))
+    return chosen
+
+
 def listing(evidence: list[Evidence]) -> str:
     """'[1] CSBrain, [2] REVE': the papers as the narrative prompt names them."""
     return ", ".join(f"[{e.n}] {e.paper.name}" for e in evidence)

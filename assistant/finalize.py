@@ -14,10 +14,12 @@ apart in ``support``).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
+from assistant.answerability import quotable
 from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
@@ -44,8 +46,10 @@ def is_refusal(text: str) -> bool:
 
 
 def _quote(e: Evidence, i: int) -> SentenceSupport:
-    """Sentence ``i`` of a source, quoted as written and cited to it."""
-    return SentenceSupport(text=f"“{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
+    """Sentence ``i`` of a source, quoted as written, after its paper's name
+    (an abstract's "we" or "our model" does not say which paper it is), and
+    cited to it."""
+    return SentenceSupport(text=f"{e.paper.name}: “{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
                            status="quoted")
 
 
@@ -94,7 +98,7 @@ def source_json(e: Evidence, n: int) -> dict[str, Any]:
 def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
              error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
              verdict: float | None = None, quote_refusal: bool = False,
-             pick: list[SentenceSupport] | None = None) -> AnswerResult:
+             pick: list[SentenceSupport] | None = None, papers: Collection[str] = ()) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
     ``verdict`` is P(yes) that the sources state the answer (None: not asked).
@@ -105,12 +109,15 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     any refusal (a keyword query: the top paper is what was asked for).
     ``pick`` is the sentence the model chose as the answer after refusing
     (see ``quote_of``): quoted instead of the most similar sentences, which
-    often restate the question rather than answer it.
+    often restate the question rather than answer it. Quotes do not
+    overrule a refusal they cannot answer (see ``answerability.quotable``);
+    ``papers`` are the indexed papers' names.
     """
     built = built or []
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
     claims = [] if not evidence or not text or error else attribute(text, evidence, checks.embedder,
-                                                                    checks.settings.support_threshold, question)
+                                                                    checks.settings.support_threshold, question,
+                                                                    papers)
     refused = [c for c in claims if is_refusal(c.text)]
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
@@ -120,7 +127,10 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or quote_refusal
                                                     or (verdict or 0.0) >= checks.settings.overrule_refusal):
-        claims = kept = pick or quoted(evidence, checks.settings)
+        offered = pick or quoted(evidence, checks.settings)
+        if error or quote_refusal or quotable(question, [c.text for c in offered], [e.paper for e in evidence],
+                                              papers):
+            claims = kept = offered
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}

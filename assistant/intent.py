@@ -110,6 +110,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
     names verbatim (method names, ids), best first."""
     papers = named(message)
     if _COMPARE.search(message):
+        if len(papers) > 2:  # "A vs B vs C": the sides of one "vs" would drop a paper
+            return Route("compare", f"names {len(papers)} papers and asks to compare them", papers)
         sides = _SIDES.search(message)
         pair = [named(sides.group("a")), named(sides.group("b"))] if sides else []
         if pair and all(pair) and pair[0][0] != pair[1][0]:  # in the order the message names them

@@ -7,6 +7,7 @@ summaries, comparisons, the Chinese path, prompt injection and faults.
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from assistant import prompts
 from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
-from assistant.answerability import unmentioned
+from assistant.answerability import quotable, unmentioned
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.papers import Paper, load_papers, seed_files
@@ -422,7 +423,26 @@ def test_a_compare_sentence_that_claims_nothing_is_dropped(assistant: Assistant,
     server.set_default(compare_replies({}, "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]. "
                                            "Not stated [2]."))
     result = run(assistant.compare("CSBrain", "REVE"))[1]
-    assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+    assert result.answer.split("\n\n")[0] == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+
+
+def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refuses(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """A 1.5B model's narrative skips a paper or refuses; the lines are built
+    from each abstract: what the paper does, and its sentence that answers
+    what the question asks of each paper."""
+    server.set_default(compare_replies({}, prompts.REFUSAL))
+    events, result = run(assistant.respond("POCO vs NeuroPaint vs SPINT: what is each one trying to predict?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "compare"
+    assert [p["title"] for p in result.extra["papers"]] == ["POCO", "NeuroPaint", "SPINT"]
+    assert not result.abstained and prompts.REFUSAL not in result.answer
+    lines = result.answer.strip().splitlines()
+    assert [line.split(":")[0] for line in lines] == ["- POCO", "- NeuroPaint", "- SPINT"]
+    assert "introduce POCO, a unified forecasting model" in lines[0]  # what the paper does
+    assert lines[0].count("“") == 2 and "neural forecasting" in lines[0]  # and what it predicts, as asked
+    for line, paper in zip(lines, ("POCO", "NeuroPaint", "SPINT"), strict=True):
+        [n] = re.findall(r"\[(\d+)\]$", line)
+        assert result.citations[int(n) - 1]["title"] == paper
 
 
 def test_one_question_about_two_named_papers_is_put_to_each_alone(assistant: Assistant,
@@ -455,6 +475,42 @@ def test_citation_markers_standing_for_names_are_no_answer(assistant: Assistant,
     assert result.quoted and result.citations[0]["title"] == "MiCRo"
 
 
+def test_a_quote_that_cannot_say_how_much_leaves_the_refusal_standing(assistant: Assistant,
+                                                                      server: ScriptedOpenAI) -> None:
+    """The abstract says "substantial improvements in mAP", not by how much:
+    quoting it would answer a question the paper leaves open."""
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.9
+    server.reply("By pairing features extracted from established image and video encoders with and without our "
+                 "pose descriptors, we demonstrate substantial improvements in mean average precision (mAP) when "
+                 "pose information is included.")
+    result = run(assistant.ask("By what percentage do the pose descriptors raise mAP on the macaque benchmark?"))[1]
+    assert result.abstained and result.answer == prompts.REFUSAL
+    assert server.requests[-1]["messages"][-1]["content"].endswith(prompts.PICK_QUOTE.strip())  # it was offered
+
+
+def test_an_answer_echoing_a_name_no_abstract_uses_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """Asked about a dataset the abstract never names, the 1.5B model says
+    yes, it was used; the name is the question's guess, so the sentence goes,
+    and no quote stands in for it (none can name that dataset)."""
+    server.reply("MixSignGraph was evaluated on PHOENIX14T and CSL-Daily [1].")
+    server.judgement = 0.9
+    result = run(assistant.ask("Which sign language datasets was MixSignGraph evaluated on, PHOENIX14T or "
+                               "CSL-Daily, and how did it do?"))[1]
+    assert result.abstained and result.answer == prompts.REFUSAL
+    assert result.to_json()["unsupported"] == ["MixSignGraph was evaluated on PHOENIX14T and CSL-Daily."]
+
+
+def test_quotable_needs_a_number_for_an_amount_and_no_name_the_abstracts_lack() -> None:
+    reve = Paper("p", "k", "We pretrain REVE on over 60,000 hours of EEG data. It has a 4D positional encoding.",
+                 "", "s", name="REVE")
+    assert quotable("How much EEG data was REVE pretrained on?", ["over 60,000 hours of EEG data"], [reve])
+    assert quotable("多少个下游任务?", ["REVE achieves state-of-the-art results on 10 downstream EEG tasks"], [reve])
+    assert not quotable("How many subjects?", ["4D positional encoding for any electrode arrangement"], [reve])
+    assert quotable("What does REVE encode?", ["a novel 4D positional encoding scheme"], [reve])
+    assert not quotable("Was REVE pretrained on the TUH corpus?", ["60,000 hours of EEG data"], [reve])
+
+
 def test_after_a_refusal_the_model_picks_the_sentence_and_the_abstract_is_quoted(assistant: Assistant,
                                                                                   server: ScriptedOpenAI) -> None:
     """The most similar sentences restate the question ("we introduce CityLens,
@@ -465,7 +521,7 @@ def test_after_a_refusal_the_model_picks_the_sentence_and_the_abstract_is_quoted
     server.reply("Based on this dataset, we define eleven prediction tasks and use 3 evaluation paradigms.")
     result = run(assistant.ask("How many prediction tasks and evaluation paradigms does the urban "
                                "socioeconomic benchmark define?"))[1]
-    assert result.quoted and result.answer.startswith("“Based on this dataset, we define 11 prediction tasks")
+    assert result.quoted and result.answer.startswith("CityLens: “Based on this dataset, we define 11 prediction tasks")
     picked = server.requests[-1]["messages"][-1]["content"]
     assert picked.endswith(prompts.PICK_QUOTE.strip()) and "Question:" in picked
 
@@ -480,8 +536,8 @@ def test_a_copy_that_is_in_no_abstract_is_not_quoted(assistant: Assistant, serve
 
 def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assistant: Assistant) -> None:
     """HetSyn's abstract exceeds the top-paper allowance: the sentence that
-    answers a paraphrased question must still be shown, and only the
-    sentences least related to the question are left out."""
+    answers a paraphrased question must still be shown; a sentence more
+    related than one shown is left out only because it would not fit."""
     question = "which tasks got better when spiking nets were given their own time constant for every synapse?"
     _, evidence, prompt = assistant.prepare_ask(question)
     top = evidence[0]
@@ -490,6 +546,8 @@ def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assi
     assert assistant.selector._tokens(top.paper.abstract) > allowance
     assert "pattern generation" in top.text() and "pattern generation" in prompt
     assert assistant.settings.answer.evidence_sentences < len(top.chosen) < len(top.sentences)
-    left_out = set(range(len(top.sentences))) - set(top.chosen)
-    assert max(top.relevance[i] for i in left_out) <= min(top.relevance[i] for i in top.chosen)
-    assert sum(assistant.selector._tokens(top.sentences[i]) for i in top.chosen) <= allowance
+    used = sum(assistant.selector._tokens(top.sentences[i]) for i in top.chosen)
+    assert used <= allowance
+    weakest = min(top.relevance[i] for i in top.chosen)
+    for i in set(range(len(top.sentences))) - set(top.chosen):
+        assert top.relevance[i] <= weakest or used + assistant.selector._tokens(top.sentences[i]) > allowance

@@ -52,6 +52,11 @@ def test_compare_carries_the_named_papers_and_a_reason() -> None:
     assert chosen.papers == [1, 2] and "compare" in chosen.reason
 
 
+def test_a_comparison_of_three_named_papers_keeps_all_three() -> None:
+    chosen = route("CSBrain vs REVE vs SPINT, what's actually different?", named)
+    assert chosen.kind == "compare" and not chosen.each and chosen.papers == [1, 2, 3]
+
+
 def test_one_question_about_several_named_papers_is_put_to_each() -> None:
     chosen = route("How many EEG tasks were CSBrain and REVE each evaluated on?", named)
     assert chosen.kind == "compare" and chosen.each and chosen.papers == [1, 2]
