@@ -249,9 +249,8 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
         "timings": result.timings | {"draft_ms": draft_ms or 0.0},
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
-        "table_cells": sum(2 for _ in result.extra.get("table", [])),
-        "table_filled": sum((r["a"] != prompts.NOT_STATED) + (r["b"] != prompts.NOT_STATED)
-                            for r in result.extra.get("table", [])),
+        "table_cells": sum(len(r["cells"]) for r in result.extra.get("table", [])),
+        "table_filled": sum(c["stated"] for r in result.extra.get("table", []) for c in r["cells"]),
     }
 
 
@@ -394,7 +393,7 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
         ("route accuracy (summary and list as one)", metrics["route_accuracy"], None),
         ("route accuracy (strict)", metrics["route_accuracy_strict"], None),
         ("topic/list: gold papers listed", metrics["topic_papers_listed"], None),
-        ("topic/list: lines cited to their own paper", metrics["topic_lines_self_cited"], None),
+        ("quoted per-paper lines cited to their own paper", metrics["topic_lines_self_cited"], None),
         ("language match (answered Chinese questions)", metrics["language_match"], None),
         ("compare-table cells filled (vs not stated)", metrics["table_cells_filled"], None),
     ]

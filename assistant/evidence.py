@@ -44,6 +44,7 @@ class Evidence:
     vectors: np.ndarray
     chosen: list[int]
     relevance: np.ndarray
+    tokens: list[int]
 
     def best_sentences(self) -> list[tuple[float, int]]:
         """The quoted sentences' relevance to the question and their index, best first."""
@@ -56,25 +57,34 @@ class Evidence:
     def text(self) -> str:
         return " ".join(self.sentences[i] for i in sorted(self.chosen))
 
+    def cost(self) -> int:
+        """Word pieces of the quoted sentences (as of ``text``: no special tokens, so they add up)."""
+        return sum(self.tokens[i] for i in self.chosen)
+
 
 class EvidenceSelector:
-    """Sentence vectors per paper (cached) and budgeted selection."""
+    """Sentence vectors and word-piece counts per paper (cached) and budgeted selection."""
 
     def __init__(self, embedder: MiniLMEmbedding, settings: AnswerSettings) -> None:
         self.embedder = embedder
         self.term_bonus, self.number_bonus = settings.term_bonus, settings.number_bonus
-        self._cache: OrderedDict[str, tuple[list[str], np.ndarray]] = OrderedDict()
+        self._cache: OrderedDict[str, tuple[list[str], np.ndarray, list[int]]] = OrderedDict()
         self._lock = threading.Lock()  # shared by concurrent UI sessions
 
     def sentence_vectors(self, paper: Paper) -> tuple[list[str], np.ndarray]:
         """The paper's sentences and their embeddings."""
+        sents, vecs, _ = self._sentences(paper)
+        return sents, vecs
+
+    def _sentences(self, paper: Paper) -> tuple[list[str], np.ndarray, list[int]]:
+        """The paper's sentences, their embeddings and word-piece counts."""
         with self._lock:
             cached = self._cache.get(paper.key)
             if cached is not None:
                 self._cache.move_to_end(paper.key)
                 return cached
         sents = sentences(paper.abstract) or [paper.abstract]
-        cached = (sents, self.embedder.embed(sents))
+        cached = (sents, self.embedder.embed(sents), self.embedder.count_tokens(sents))
         with self._lock:
             self._cache[paper.key] = cached
             if len(self._cache) > CACHE_PAPERS:
@@ -93,19 +103,19 @@ class EvidenceSelector:
         evidence: list[Evidence] = []
         candidates: list[tuple[float, int, int]] = []  # (-relevance, paper index, sentence index)
         for n, hit in enumerate(hits, start=1):
-            sents, vecs = self.sentence_vectors(hit.paper)
+            sents, vecs, tokens = self._sentences(hit.paper)
             sims = vecs @ qvec + self.term_bonus * np.array([_overlap(terms, s) for s in sents])
             if wants_number:
                 sims = sims + self.number_bonus * np.array([bool(_DIGIT.search(s)) for s in sents])
             order = [int(i) for i in np.argsort(-sims)[:per_paper]]
-            evidence.append(Evidence(n, hit, sents, vecs, [order[0]], sims))
+            evidence.append(Evidence(n, hit, sents, vecs, [order[0]], sims, tokens))
             candidates.extend((-float(sims[i]), n - 1, i) for i in order[1:])
         if evidence and whole:
             evidence[0].chosen = self._fit(evidence[0], whole)
             candidates = [c for c in candidates if c[1] != 0]
-        used = sum(self._tokens(e.text()) for e in evidence)
+        used = sum(e.cost() for e in evidence)
         for _, paper_index, sentence_index in sorted(candidates):
-            cost = self._tokens(evidence[paper_index].sentences[sentence_index])
+            cost = evidence[paper_index].tokens[sentence_index]
             if used + cost <= budget:
                 evidence[paper_index].chosen.append(sentence_index)
                 used += cost
@@ -118,14 +128,11 @@ class EvidenceSelector:
         chosen: list[int] = []
         used = 0
         for _, i in sorted((-float(evidence.relevance[i]), i) for i in range(len(evidence.sentences))):
-            cost = self._tokens(evidence.sentences[i])
+            cost = evidence.tokens[i]
             if used + cost <= allowance or not chosen:
                 chosen.append(i)
                 used += cost
         return sorted(chosen)
-
-    def _tokens(self, text: str) -> int:
-        return self.embedder.count_tokens([text])[0]
 
 
 def _overlap(terms: set[str], sentence: str) -> float:

@@ -543,11 +543,12 @@ def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assi
     top = evidence[0]
     allowance = assistant.settings.answer.whole_abstract_tokens
     assert top.paper.name == "HetSyn"
-    assert assistant.selector._tokens(top.paper.abstract) > allowance
+    assert assistant.index.embedder.count_tokens([top.paper.abstract])[0] > allowance
     assert "pattern generation" in top.text() and "pattern generation" in prompt
     assert assistant.settings.answer.evidence_sentences < len(top.chosen) < len(top.sentences)
-    used = sum(assistant.selector._tokens(top.sentences[i]) for i in top.chosen)
+    used = top.cost()
+    assert used == assistant.index.embedder.count_tokens([top.text()])[0]  # the counts add up
     assert used <= allowance
     weakest = min(top.relevance[i] for i in top.chosen)
     for i in set(range(len(top.sentences))) - set(top.chosen):
-        assert top.relevance[i] <= weakest or used + assistant.selector._tokens(top.sentences[i]) > allowance
+        assert top.relevance[i] <= weakest or used + top.tokens[i] > allowance

@@ -107,6 +107,21 @@ def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: S
     assert len(again) == 3 and len(server.requests) == calls  # all read back from the cache
 
 
+def test_a_comparison_of_three_papers_is_scored_cell_by_cell(tmp_path: Path, answer_settings: Settings,
+                                                             server: ScriptedOpenAI) -> None:
+    """Three papers have no ``a``/``b`` columns: every paper's cells count, and each has its own line."""
+    rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()]
+    three = next(r for r in rows if r["intent"] == "compare" and len(r["papers"]) == 3)
+    gold_file = tmp_path / "gold.jsonl"
+    gold_file.write_text(json.dumps(three) + "\n", encoding="utf-8")
+    gold = load_gold(gold_file)
+    server.set_default(prompts.REFUSAL)
+    assistant = Assistant(answer_settings, index=PaperIndex(answer_settings))
+    [row] = answer_rows(assistant, gold, tmp_path / "cache.jsonl", progress=False)
+    assert row["route"] == "compare" and row["table_cells"] == 3 * 5 and 0 < row["table_filled"] < 15
+    assert row["built_lines"] == row["built_self_cited"] == 3 and not row["abstained"]
+
+
 def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Settings, server: ScriptedOpenAI) -> None:
     rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()][:2]
     gold_file = tmp_path / "gold.jsonl"
