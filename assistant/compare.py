@@ -399,16 +399,19 @@ def evidence(selector: EvidenceSelector, grid: Grid) -> list[Evidence]:
 
 
 #: Words that ask for a comparison, not about the papers: a question of only
-#: these ("CSBrain vs REVE: what's different?") asks nothing of each paper.
+#: these ("CSBrain vs REVE: what's actually different about them?") asks nothing of each paper.
 _COMPARING = frozenset(tokenize("compare comparison versus vs differ differences similar similarity contrast "
-                                "each both other what's actually"))
+                                "each both other what's actually about them they their it its this these those "
+                                "how do does did is are was were between among"))
 
 
 def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question: str) -> list[Evidence]:
     """Each paper's sentences for its own line in the answer: what it does
     (its "we propose" sentence) and, when the question asks something of
     each paper ("what is each trying to predict?"), its sentence that best
-    answers that. The papers' names are taken out of the question first, so
+    answers that, else the sentence after "we propose", where abstracts say
+    how (the parts of the method: "REVE introduces a 4D positional
+    encoding…"). The papers' names are taken out of the question first, so
     that no sentence wins only by naming its paper. Numbered as ``evidence``."""
     asked = question
     for paper in papers:
@@ -417,7 +420,8 @@ def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question
     asks_each = {t for t in tokenize(asked) if len(t) > 2} - _COMPARING
     chosen = selector.select(asked if asks_each else question, [Hit(p, 1.0, 1.0, True) for p in papers], 1, 0)
     for e in chosen:
-        e.chosen = sorted({gist_sentence(e.sentences)} | ({e.chosen[0]} if asks_each else set()))
+        gist = gist_sentence(e.sentences)
+        e.chosen = sorted({gist, e.chosen[0] if asks_each else min(gist + 1, len(e.sentences) - 1)})
     return chosen
 
 

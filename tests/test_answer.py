@@ -426,6 +426,16 @@ def test_a_compare_sentence_that_claims_nothing_is_dropped(assistant: Assistant,
     assert result.answer.split("\n\n")[0] == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
 
 
+def test_a_bare_comparison_quotes_what_each_paper_does_and_how(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"CSBrain vs REVE" asks nothing of each paper: each line is its "we
+    propose" sentence and the next one, where the abstract names its parts."""
+    server.set_default(compare_replies({}, "Both are EEG foundation models [1][2]."))
+    result = run(assistant.compare("CSBrain", "REVE"))[1]
+    lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert "we propose CSBrain" in lines["- CSBrain"] and "Structured Sparse Attention" in lines["- CSBrain"]
+    assert "We present REVE" in lines["- REVE"] and "4D positional encoding" in lines["- REVE"]
+
+
 def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refuses(
         assistant: Assistant, server: ScriptedOpenAI) -> None:
     """A 1.5B model's narrative skips a paper or refuses; the lines are built
