@@ -80,7 +80,9 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
     narrative = server.requests[-1]["messages"][-1]["content"]
     assert "Compare these 5 papers ([1] CSBrain, [2] REVE, [3] CodeBrain, [4] EvoBrain, [5] SPINT)" in narrative
     assert "60,000 hours of EEG data from 92 datasets" in narrative  # the model reads the table's sentences
-    assert result.answer == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+    narrative, lines = result.answer.split("\n\n")
+    assert narrative == "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [1]."
+    assert [line.split(":")[0] for line in lines.splitlines()] == [f"- {name}" for name in EEG]  # one per paper
     values_asked = [r for r in server.requests if "\nAspect: " in r["messages"][-1]["content"]]
     stated = [(row["aspect"], c["quote"]) for row in tables[0].table for c in row["cells"] if c["stated"]]
     counted = sum(compare.count_value(aspect, quote) is not None for aspect, quote in stated)
