@@ -39,6 +39,10 @@ _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no in
 #: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,
 #: a list of nothing remains.
 _MARKERS_AS_WORDS = re.compile(r"[\[【]\d+[\]】]\s*[,，、]\s*(?:(?:and|or)\s+)?[\[【]\d+[\]】]\s*[,，、]?\s*(?:and|or)\s+[\[【]\d")
+#: A reference list the model appends under a heading of its own ("参考文献：[1] …", "Sources:"):
+#: the sources panel lists them already, and the copied source lines are no claims.
+_REFERENCE_LIST = re.compile(r"\n[ \t]*(?:#+[ \t]*|\*\*)?(?:参考文献|参考资料|引用|来源|references?|sources?)(?:\*\*)?[ \t]*[:：]?"
+                             r"[ \t]*(?=\n|\[|【|\Z).*\Z", re.IGNORECASE | re.DOTALL)
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
 #: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.
@@ -104,7 +108,7 @@ def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
     each remembering the line break or list bullet that preceded it."""
     claims: list[SentenceSupport] = []
     breaks = ""
-    for line in answer.strip().split("\n"):
+    for line in _REFERENCE_LIST.sub("", answer).strip().split("\n"):
         if not line.strip():
             breaks = "\n\n"
             continue
@@ -141,12 +145,6 @@ def _claim_size(text: str) -> int:
     """Words, counting two CJK characters as one (Chinese has no spaces)."""
     cjk = len(_CJK.findall(text))
     return len(_CJK.sub(" ", text).split()) + cjk // 2
-
-
-def _mostly_cjk(text: str) -> bool:
-    """MiniLM is English-only: a Chinese sentence cannot be checked against
-    English abstracts, so its (valid) citations are kept unjudged."""
-    return len(_CJK.findall(text)) > 0.3 * len(text.replace(" ", ""))
 
 
 def _salient(text: str) -> set[str]:
@@ -217,8 +215,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
             claim.status = "unsupported"  # "not stated [2]": no claim to keep
-    checkable = [c for c in claims if c.status != "unsupported" and _claim_size(c.text) >= MIN_CLAIM_WORDS
-                 and not _mostly_cjk(c.text)]
+    checkable = [c for c in claims if c.status != "unsupported" and _claim_size(c.text) >= MIN_CLAIM_WORDS]
     if not checkable or not evidence:
         return claims
     texts = [_parts(c.text, evidence) for c in checkable]
@@ -239,7 +236,12 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated
             continue
-        picked = [_check(p, claim.cited, valid, threshold) for p in parts]
+        # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
+        # its numbers, names and the paper it names, never to a cosine it cannot have
+        bar = -1.0 if _CJK.search(claim.text) else threshold
+        if bar < threshold and not any(p.owners or p.named for p in parts):
+            continue  # nothing to hold it to: its citations stand as written
+        picked = [_check(p, claim.cited, valid, bar) for p in parts]
         if any(p is None for p in picked):
             claim.status = "unsupported"
             continue

@@ -92,6 +92,12 @@ def needs_context(message: str) -> bool:
     return bool(_PRONOUN.search(message))
 
 
+def compares(message: str) -> bool:
+    """The message asks to compare ("… compared with the Earth science
+    benchmark?"), even when it names only one paper and is routed as a question."""
+    return bool(_COMPARE.search(message))
+
+
 def is_keyword_query(message: str) -> bool:
     """A few topic words and no question ("EEG channel permutation"): the
     user wants the paper they point to."""
@@ -109,7 +115,7 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
     """The path for ``message``. ``named`` lists the indexed papers a text
     names verbatim (method names, ids), best first."""
     papers = named(message)
-    if _COMPARE.search(message):
+    if compares(message):
         if len(papers) > 2:  # "A vs B vs C": the sides of one "vs" would drop a paper
             return Route("compare", f"names {len(papers)} papers and asks to compare them", papers)
         sides = _SIDES.search(message)

@@ -562,3 +562,46 @@ def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assi
     weakest = min(top.relevance[i] for i in top.chosen)
     for i in set(range(len(top.sentences))) - set(top.chosen):
         assert top.relevance[i] <= weakest or used + top.tokens[i] > allowance
+
+
+def test_a_question_naming_one_paper_is_answered_from_its_abstract_alone(assistant: Assistant) -> None:
+    """No other paper's sentences beside it (they lured the 1.5B model to
+    answer from the wrong source); its abstract whole when it fits the budget."""
+    _, evidence, prompt = assistant.prepare_ask("What does CityLens ask the models to predict?")
+    [only] = evidence
+    assert only.paper.name == "CityLens"
+    assert assistant.index.embedder.count_tokens([only.paper.abstract])[0] <= assistant.settings.answer.evidence_tokens
+    assert only.text() == " ".join(only.sentences) and prompt.count("\n[") == 1
+    # unnamed, the question gets a second paper; a comparison naming one paper keeps the other too
+    assert len(assistant.prepare_ask("Which benchmark asks models to predict urban socioeconomic indicators?")[1]) > 1
+    compared = assistant.prepare_ask("How does CityLens compare with the Earth science benchmark for LLMs?")[1]
+    assert len(compared) > 1 and compared[0].paper.name == "CityLens"
+
+
+def test_a_chinese_answer_is_asked_to_keep_the_sources_terms(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
+    run(assistant.ask(QUESTION_ZH))
+    assert prompts.LANGUAGES["Chinese"] in server.requests[0]["messages"][-1]["content"]
+    assert "in English" in prompts.LANGUAGES["Chinese"]
+
+
+def test_a_chinese_answer_is_held_to_its_names_and_numbers_not_to_a_cosine(assistant: Assistant,
+                                                                           server: ScriptedOpenAI) -> None:
+    """MiniLM reads no Chinese: a right Chinese answer with English names in
+    it was dropped for a low cosine. Its names and numbers are what is checked."""
+    server.reply("Meta-PCN 在 CIFAR-10/100 和 TinyImageNet 上验证 [1]。")
+    result = run(assistant.ask("Meta-PCN 是在哪些图像数据集上验证的？"))[1]
+    assert not result.abstained and not result.quoted and "TinyImageNet" in result.answer
+    assert result.citations[0]["title"] == "Meta-PCN"
+    server.reply("Meta-PCN 在 MNIST 上训练了 3000 个 epoch [1]。")  # neither is in any abstract
+    result = run(assistant.ask("Meta-PCN 是在哪些图像数据集上验证的？"))[1]
+    assert "MNIST" not in result.answer and "3000" not in result.answer
+
+
+@pytest.mark.parametrize("heading", ["References:", "参考文献：", "**Sources**"])
+def test_a_reference_list_the_model_appends_is_left_out(assistant: Assistant, server: ScriptedOpenAI,
+                                                        heading: str) -> None:
+    """The sources panel lists the papers; a list the model copies from the prompt is no claim."""
+    server.reply(f"{SPINT_FACT} [1].\n\n{heading}\n[1] SPINT (NeurIPS 2025): .. [n].")
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert result.answer == f"{SPINT_FACT} [1]."
