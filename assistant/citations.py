@@ -240,7 +240,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         # its numbers, names and the paper it names, never to a cosine it cannot have
         bar = -1.0 if _CJK.search(claim.text) else threshold
         if bar < threshold and not any(p.owners or p.named for p in parts):
-            continue  # nothing to hold it to: its citations stand as written
+            claim.scores.clear()  # nothing to hold it to: unjudged, its citations stand as written
+            claim.quotes.clear()
+            continue
         picked = [_check(p, claim.cited, valid, bar) for p in parts]
         if any(p is None for p in picked):
             claim.status = "unsupported"
