@@ -38,7 +38,7 @@ from assistant.retrieve import Hit, PaperRetriever, Scope
 from assistant.settings import Settings
 
 __all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Table",
-           "Token", "Waiting", "language_of", "reply_language"]
+           "Token", "Waiting", "language_of"]
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
@@ -52,11 +52,6 @@ LLM_START_WAIT_S = 10.0
 def language_of(text: str) -> str:
     """The language to answer in: Chinese (or Japanese/Korean script) or English."""
     return "Chinese" if _CJK.search(text) else "English"
-
-
-def reply_language(text: str) -> str:
-    """How a prompt asks for the answer's language (see ``prompts.LANGUAGES``)."""
-    return prompts.LANGUAGES[language_of(text)]
 
 
 def _focus(hits: list[Hit], share: float) -> list[Hit]:
@@ -216,7 +211,7 @@ class Assistant:
         evidence = self.selector.select(query, hits, knobs.evidence_sentences, knobs.evidence_tokens, whole=whole)
         shown = prompts.KEYWORDS.format(keywords=question) if keywords else question
         prompt = prompts.ASK.format(sources=self._format(evidence), question=shown,
-                                    language=reply_language(asked or question))
+                                    language=language_of(asked or question))
         return scope, evidence, prompt
 
     def summarize(self, topic: str, venue: str | None = None, asked: str | None = None,
@@ -230,7 +225,7 @@ class Assistant:
         about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
         prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
-                                          language=reply_language(asked or topic))
+                                          language=language_of(asked or topic))
         lines = _paper_lines(evidence, self._gist_quote)
         extra = {"found": len(about), "shown": len(evidence), "filter": scope.as_json()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
@@ -273,7 +268,7 @@ class Assistant:
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, None)
         run = _Run(start)
-        language = reply_language(asked or question)
+        language = language_of(asked or question)
         sent: list[str] = []
         try:
             with self.llm.turn() as turn:  # one place in the queue for all the parts
@@ -319,7 +314,7 @@ class Assistant:
                                          self.settings.compare)
         evidence = compare.evidence(self.selector, grid)
         prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
-                                        count=len(evidence), language=reply_language(question))
+                                        count=len(evidence), language=language_of(question))
         # every paper gets its own quoted line, even where the narrative skips it or the model refuses
         lines = _paper_lines(compare.lines_evidence(self.selector, grid.papers, question), _quotes)
         yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(), lines)

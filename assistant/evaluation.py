@@ -29,7 +29,7 @@ from llama_index.core.llms import ChatMessage, MessageRole
 from tqdm import tqdm
 
 from assistant import prompts
-from assistant.answer import Assistant, Draft, Final, Routed, language_of, reply_language
+from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
@@ -256,7 +256,7 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
 
 def _closed_book(assistant: Assistant, q: GoldQuestion) -> dict[str, Any]:
     """The baseline: the same model and system prompt, no sources."""
-    prompt = prompts.CLOSED_BOOK.format(question=q.question, language=reply_language(q.question))
+    prompt = prompts.CLOSED_BOOK.format(question=q.question, language=language_of(q.question))
     closed = assistant.llm.complete([ChatMessage(role=MessageRole.SYSTEM, content=prompts.SYSTEM_PROMPT),
                                      ChatMessage(role=MessageRole.USER, content=prompt)])
     return {"id": q.id, "closed_book": {"answer": closed, "abstained": is_refusal(closed),

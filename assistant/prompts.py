@@ -106,16 +106,6 @@ TRANSLATE_QUERY = """Translate this question into a short English search query f
 Question: {question}"""
 
 
-#: How each answer language is asked for. A Chinese answer keeps each name, number and
-#: technical term as the English abstract writes it, beside its translation: a reader can
-#: then find it in the quoted source, and a translated term is no longer a guess.
-LANGUAGES = {
-    "English": "English",
-    "Chinese": "Chinese, writing each method name, dataset name, number and technical term as the sources do, "
-               "in English (after its Chinese translation, e.g. 注意力机制 (attention mechanism))",
-}
-
-
 def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
     """'[n] Name (Venue): excerpt' lines, one per source."""
     return "\n".join(f"[{n}] {name} ({venue}): {text}" for n, name, venue, text in blocks)

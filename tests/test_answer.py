@@ -578,13 +578,6 @@ def test_a_question_naming_one_paper_is_answered_from_its_abstract_alone(assista
     assert len(compared) > 1 and compared[0].paper.name == "CityLens"
 
 
-def test_a_chinese_answer_is_asked_to_keep_the_sources_terms(assistant: Assistant, server: ScriptedOpenAI) -> None:
-    server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
-    run(assistant.ask(QUESTION_ZH))
-    assert prompts.LANGUAGES["Chinese"] in server.requests[0]["messages"][-1]["content"]
-    assert "in English" in prompts.LANGUAGES["Chinese"]
-
-
 def test_a_chinese_answer_is_held_to_its_names_and_numbers_not_to_a_cosine(assistant: Assistant,
                                                                            server: ScriptedOpenAI) -> None:
     """MiniLM reads no Chinese: a right Chinese answer with English names in
