@@ -185,7 +185,7 @@ class Assistant:
         start = time.perf_counter()
         scope, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
         extra: dict[str, Any] = {"filter": scope.as_json()}
-        lacking = answerability.missing(question, evidence, self.settings.topics.topic_min_similarity,
+        lacking = answerability.missing(question, evidence, self.settings.answer.unrelated_below,
                                         self.index.corpus.lexical.names)
         if lacking:  # the refusal, without asking the model
             yield from self._answer("ask", asked or question, scope.query, evidence, "", start,
@@ -278,7 +278,7 @@ class Assistant:
                         run.text += "\n\n"
                         yield Token("\n\n")
                     part = len(run.text)
-                    if answerability.missing(question, [e], self.settings.topics.topic_min_similarity,
+                    if answerability.missing(question, [e], self.settings.answer.unrelated_below,
                                              self.index.corpus.lexical.names):
                         run.text += prompts.REFUSAL  # a detail this abstract never mentions: not asked
                         yield Token(prompts.REFUSAL)

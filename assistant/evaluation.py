@@ -35,6 +35,7 @@ from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
 from assistant.finalize import is_refusal
+from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
 from assistant.intent import topic_of
 from assistant.lexical import tokenize
@@ -86,17 +87,22 @@ def load_gold(path: Path) -> list[GoldQuestion]:
 
 
 def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: int = 5,
-                      modes: tuple[Mode, ...] = MODES, translate: Callable[[str], str] | None = None
-                      ) -> dict[str, Any]:
+                      modes: tuple[Mode, ...] = MODES, translate: Callable[[str], str] | None = None,
+                      baseline: PaperRetriever | None = None) -> dict[str, Any]:
     """hit@1, hit@k, MRR (first gold paper) and recall@k (all gold papers),
     per mode and per question type, plus retrieval latency. Each question goes
     through ``scope`` first, as search, ask and summarize do: the venue or
     year it names becomes the filter, a Chinese one is put into English
     (``translate``, else the term dictionary). ``off_venue@k`` is the share of
-    a venue-scoped question's top k from another venue."""
+    a venue-scoped question's top k from another venue. ``baseline`` (a
+    retriever with another fusion) adds its hybrid ranking as one more row,
+    ``hybrid-before``, from the same run."""
     report: dict[str, Any] = {}
     scopes = {q.id: retriever.scope(q.question, translate=translate) for q in gold if q.keys}
-    for mode in modes:
+    runs: list[tuple[str, PaperRetriever, Mode]] = [(mode, retriever, mode) for mode in modes]
+    if baseline is not None:
+        runs.append(("hybrid-before", baseline, "hybrid"))
+    for label, searcher, mode in runs:
         per_type: dict[str, list[dict[str, float]]] = defaultdict(list)
         latencies: list[float] = []
         misses: list[str] = []
@@ -104,7 +110,7 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
         for q in (q for q in gold if q.keys):
             scope = scopes[q.id]
             start = time.perf_counter()
-            hits = retriever.search(scope.query, k=max(k, 20), venue=scope.venue, year=scope.year, mode=mode)
+            hits = searcher.search(scope.query, k=max(k, 20), venue=scope.venue, year=scope.year, mode=mode)
             latencies.append((time.perf_counter() - start) * 1000)
             keys = [h.paper.key for h in hits]
             rank = next((r for r, key in enumerate(keys, start=1) if key in q.keys), None)
@@ -120,17 +126,17 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
                 off_venue.append(sum(h.paper.venue != q.venue for h in hits[:k]) / max(1, len(hits[:k])))
             if not row[f"hit@{k}"]:
                 misses.append(q.id)
-        report[mode] = {
+        report[label] = {
             t: {m: round(statistics.fmean(r[m] for r in rows), 3) for m in rows[0]} | {"n": len(rows)}
             for t, rows in sorted(per_type.items())
         }
-        report[mode]["latency_ms"] = {
+        report[label]["latency_ms"] = {
             "p50": round(statistics.median(latencies), 1),
             "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1),
         }
-        report[mode]["off_venue"] = {f"off_venue@{k}": round(statistics.fmean(off_venue), 3) if off_venue else 0.0,
-                                     "n": len(off_venue)}
-        report[mode]["misses"] = misses
+        report[label]["off_venue"] = {f"off_venue@{k}": round(statistics.fmean(off_venue), 3) if off_venue else 0.0,
+                                      "n": len(off_venue)}
+        report[label]["misses"] = misses
     return report
 
 
@@ -457,7 +463,9 @@ def run_eval(settings: Settings, gold_path: Path, out_dir: Path, corpus: list[Pa
         if settings.retrieval.query_translation == "llm" and translate is None:
             translate = Assistant(indexes["seeds"].settings, index=indexes["seeds"]).translate
         retriever = PaperRetriever(index)
-        report[f"retrieval_{scale}"] = retrieval_metrics(retriever, gold, translate=translate)
+        before = PaperRetriever(index)
+        before.fusion = RANK_FUSION_BEFORE
+        report[f"retrieval_{scale}"] = retrieval_metrics(retriever, gold, translate=translate, baseline=before)
         report[f"topic_{scale}"] = topic_recall(retriever, gold, settings)
         title = f"{len(index.corpus.papers):,} papers" + (" (seeds + corpus distractors)" if extra else " (seeds)")
         lines += _retrieval_table(title, report[f"retrieval_{scale}"])

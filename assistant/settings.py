@@ -113,11 +113,19 @@ class RetrievalSettings(Section):
     dev split, see README "Hybrid retrieval") and how a query is read."""
 
     top_k: int = Field(default=5, ge=1, le=100, description="Papers returned by search.")
-    rrf_k: float = Field(default=5.0, gt=0, le=1000, description="Reciprocal-rank-fusion constant: lower favours "
-                                                                  "each side's first ranks.")
-    dense_weight: float = Field(default=1.0, ge=0, le=100, description="Weight of the dense (embedding) ranking "
+    fusion: Literal["scores", "ranks"] = Field(
+        default="scores", description="How dense and BM25 are fused: each side's scores as a share of its best, "
+                                      "averaged (scores), or reciprocal rank fusion (ranks, the fusion before; "
+                                      "use weights 1:3 with it). See assistant/fusion.py.")
+    dense_floor: float = Field(default=0.5, ge=0, le=1, description="Fusion `scores`: the cosine the dense "
+                                                                    "side's best counts as when it is lower, so "
+                                                                    "that for a query no paper is near in "
+                                                                    "meaning the nearest is no full match.")
+    rrf_k: float = Field(default=5.0, gt=0, le=1000, description="Reciprocal-rank-fusion constant (fusion "
+                                                                  "`ranks`): lower favours each side's first ranks.")
+    dense_weight: float = Field(default=1.0, ge=0, le=100, description="Weight of the dense (embedding) side "
                                                                        "in the fusion; 0 leaves it out.")
-    lexical_weight: float = Field(default=3.0, ge=0, le=100, description="Weight of the BM25 ranking in the fusion.")
+    lexical_weight: float = Field(default=1.0, ge=0, le=100, description="Weight of the BM25 side in the fusion.")
     retrieval_candidates: int = Field(default=100, ge=10, le=2000,
                                       description="Papers each side (dense, BM25) contributes to the fusion.")
     focus_relative: float = Field(default=0.3, ge=0, le=1, description="A paper enters an answer's prompt when "
@@ -166,6 +174,11 @@ class AnswerSettings(Section):
                                                                       "question asks how many or how much.")
     gist_words: int = Field(default=45, ge=5, le=500, description="Words of a paper's quoted line in a summary or "
                                                                   "list: one line per paper says what it does.")
+    unrelated_below: float = Field(
+        default=0.25, ge=-1, le=1, description="Dense cosine of the top paper below which no paper is about a "
+                                               "question naming none: refused without the model (chosen on dev "
+                                               "with score fusion: every answerable dev question's top paper is "
+                                               "at 0.277 or more, four unanswerable ones below 0.25).")
     overrule_refusal: float = Field(
         default=0.5, ge=0, le=1, description="P(yes) that the sources state the answer from which a model refusal "
                                              "is overruled with a quoted answer (calibrated on the dev split, "
@@ -223,8 +236,8 @@ class TopicSettings(Section):
 
     topic_max_papers: int = Field(default=12, ge=1, le=50, description="Most papers a topic summary covers.")
     topic_min_score: float = Field(
-        default=0.6, ge=0, le=1, description="Fused search score (share of the best possible: first in both "
-                                             "rankings) from which a paper belongs to a topic (chosen on dev)."
+        default=0.55, ge=0, le=1, description="Fused search score (1: first on both sides) from which a paper "
+                                              "belongs to a topic (chosen on dev with score fusion)."
     )
     topic_min_similarity: float = Field(
         default=0.2, ge=-1, le=1, description="Dense cosine below which a paper is off-topic whatever its rank."

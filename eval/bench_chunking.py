@@ -38,7 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/pa-chunking"))
     parser.add_argument("--configs", default="128x1,256x1,128x3")
-    parser.add_argument("--weights", default="1:1,1:2,1:3", help="dense:lexical RRF weights to try")
+    parser.add_argument("--weights", default="1:1,1:2,1:3", help="dense:lexical fusion weights to try")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     papers = assign_names(load_papers(seed_files() + sorted((ROOT.parent / "shared" / "corpora").glob("*.jsonl"))).papers)
@@ -77,7 +77,8 @@ def main() -> None:
             (f"hybrid {w}", tuple(float(x) for x in w.split(":"))) for w in args.weights.split(",")
         ]:
             rows = {"single": [], "all": []}
-            fusion = Fusion(Settings().retrieval.rrf_k, weights[0], weights[1], candidates=100)
+            knobs = Settings().retrieval  # the settings' fusion method, with these weights
+            fusion = Fusion(knobs.rrf_k, weights[0], weights[1], candidates=100, method=knobs.fusion)
             for qi, q in enumerate(gold):
                 dense_side = {int(i): float(dense[qi][i]) for i in np.argsort(-dense[qi])[:100]} if weights[0] else None
                 order = fusion.fuse(dense_side, bm25[qi] if weights[1] else None, everyone,

@@ -333,7 +333,7 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("Which GPUs and what batch size did SPINT use?", "do not mention the hardware or the batch size"),
     ("REVE 的学习率是多少？", "do not mention the learning rate"),
     ("Which paper proposes a new text-to-speech synthesis model?", "no paper is about this"),
-    ("How does REVE compare with GPT-4 on ImageNet?", "no abstract found mentions GPT-4, ImageNet"),
+    ("How does REVE compare with GPT-4 on ImageNet?", "no abstract found mentions GPT-4"),
     ("SPINT 在 SVHN 上的准确率是多少？", "no abstract found mentions SVHN"),
     ("What learning rate did REVE use, and how does it do on MNIST?", "learning rate; no abstract found mentions MNIST"),
 ])

@@ -69,7 +69,7 @@ def test_retrieval_only_eval_writes_reports(tmp_path: Path, seed_settings: Setti
     report = json.loads(next((tmp_path / "out").glob("*-retrieval.json")).read_text(encoding="utf-8"))
     hybrid = report["retrieval_seeds"]["hybrid"]
     assert hybrid["fact"]["hit@5"] == 1.0 and hybrid["all"]["n"] >= 80
-    assert set(report["retrieval_seeds"]) == {"lexical", "dense", "hybrid"}
+    assert set(report["retrieval_seeds"]) == {"lexical", "dense", "hybrid", "hybrid-before"}  # the baseline fusion too
     assert "| hybrid | fact |" in next((tmp_path / "out").glob("*-retrieval.md")).read_text(encoding="utf-8")
 
 

@@ -138,8 +138,8 @@ def test_translation_cache_survives_an_unreadable_file(tmp_path: pytest.TempPath
     assert json.loads(path.read_text(encoding="utf-8")) == {"m\t问题": "question"}
 
 
-def test_fusion_ranks_named_papers_first_and_scales_scores() -> None:
-    fusion = Fusion(rrf_k=5, dense_weight=1, lexical_weight=3, candidates=10)
+def test_rank_fusion_ranks_named_papers_first_and_scales_scores() -> None:
+    fusion = Fusion(rrf_k=5, dense_weight=1, lexical_weight=3, candidates=10, method="ranks")
     dense = {0: 0.9, 1: 0.8}
     lexical = np.asarray([5.0, 0.0, 1.0, 7.0])
     ranked = fusion.fuse(dense, lexical, np.arange(4))  # 0: 1/6 + 3/7, 3: 3/6, 2: 3/8, 1: 1/7
@@ -148,3 +148,31 @@ def test_fusion_ranks_named_papers_first_and_scales_scores() -> None:
     assert fusion.fuse(dense, lexical, np.arange(4), named=[1])[0][0] == 1
     assert [i for i, _ in fusion.fuse(None, lexical, np.asarray([0, 2]))] == [0, 2]  # only allowed papers compete
     assert [i for i, _ in fusion.fuse(dense, None, np.arange(4))] == [0, 1]
+
+
+
+def test_score_fusion_lets_a_clear_side_outvote_a_thin_lead() -> None:
+    """BM25 barely prefers paper 1 (10 vs 9.5) while the dense side is sure of
+    paper 0: rank fusion would follow BM25's rank 1, score fusion follows the margins."""
+    fusion = Fusion(dense_weight=1, lexical_weight=1, candidates=10)
+    dense = {0: 0.8, 1: 0.4, 2: 0.3}
+    lexical = np.asarray([9.5, 10.0, 0.0, 2.0])
+    ranked = dict(fusion.fuse(dense, lexical, np.arange(4)))
+    assert list(ranked) == [0, 1, 3, 2]
+    assert ranked[0] == pytest.approx((1 + 0.95) / 2) and ranked[1] == pytest.approx((0.5 + 1) / 2)
+    assert ranked[3] == pytest.approx((0.375 + 0.2) / 2)  # beyond the dense candidates: the farthest one's share
+    assert Fusion(method="ranks", lexical_weight=3).fuse(dense, lexical, np.arange(4))[0][0] == 1
+    assert fusion.fuse(dense, np.asarray([9.0, 0, 0, 0]), np.arange(4))[0] == (0, 1.0)  # first on both sides
+    assert fusion.fuse(dense, lexical, np.arange(4), named=[2])[0][0] == 2
+    assert [i for i, _ in fusion.fuse(None, lexical, np.asarray([0, 2, 3]))] == [0, 3]  # only allowed, matching
+    assert [i for i, _ in fusion.fuse(dense, None, np.arange(4))] == [0, 1, 2]
+    assert fusion.fuse({}, np.zeros(4), np.arange(4)) == []
+
+
+def test_score_fusion_lets_bm25_decide_when_no_paper_is_near_in_meaning() -> None:
+    """All cosines far off (best 0.17): the nearest is no full dense match, so
+    the paper whose name BM25 matches comes first ("which conference published
+    Stretch-and-Squeeze?"); without the floor, 0.17 would count as a perfect match."""
+    dense, lexical = {0: 0.17, 1: -0.02}, np.asarray([0.5, 8.0])
+    assert Fusion(dense_floor=0.5).fuse(dense, lexical, np.arange(2))[0][0] == 1
+    assert Fusion(dense_floor=0.0).fuse(dense, lexical, np.arange(2))[0][0] == 0

@@ -58,7 +58,7 @@ def test_gold_retrieval_quality_on_the_seeds(seed_retriever: PaperRetriever) -> 
 def test_llamaindex_retriever_interface(seed_retriever: PaperRetriever) -> None:
     """The same search through LlamaIndex's BaseRetriever API (nodes with scores)."""
     nodes = seed_retriever.retrieve("What is SPINT?")
-    assert nodes[0].node.metadata["name"] == "SPINT" and nodes[0].score == 1.0
+    assert nodes[0].node.metadata["name"] == "SPINT" and 0.5 < nodes[0].score <= 1.0
     assert len(nodes) == seed_retriever.k and "FALCON" in nodes[0].node.get_content()
 
 

@@ -241,11 +241,11 @@ def test_each_browser_session_has_its_own_conversation(
     answered(page, 1)
     server.reply(echo)
     with opened(browser, ui.url) as other:
-        ask(other, "What data was it evaluated on?")
+        ask(other, "Which sign language datasets was it evaluated on?")
         answered(other, 1)
         expect(other.locator("#chat [data-testid=user]")).to_have_count(1)
     assert len(server.requests) == 2 and server.requests[-1]["stream"]  # no condense: nothing to follow up on
-    assert "Question: What data was it evaluated on?" in server.requests[-1]["messages"][-1]["content"]
+    assert "Question: Which sign language datasets was it evaluated on?" in server.requests[-1]["messages"][-1]["content"]
 
 
 def test_topic_summary_from_the_example_button(page: Page, server: ScriptedOpenAI) -> None:
