@@ -2,8 +2,9 @@
 
 Dense vectors find papers by meaning, BM25 by exact terms, and a question
 that names a method verbatim ("What is EvoBrain?") puts that paper first.
-Fusion is weighted reciprocal rank fusion: ranks, not raw scores, so the two
-scales never need calibrating against each other.
+Fusion (``assistant.fusion``) averages each side's score as a share of that
+side's best for the query, so neither scale needs calibrating against the
+other and a side that barely separates its first papers barely moves the order.
 """
 
 from __future__ import annotations
