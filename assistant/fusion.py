@@ -68,7 +68,7 @@ class Fusion:
         for i in first:
             fused.setdefault(i, 0.0)
         order = sorted(fused, key=lambda i: (i not in first, -fused[i]))
-        return [(i, min(1.0, fused[i])) for i in order]
+        return [(i, min(1.0, max(0.0, fused[i]))) for i in order]  # a negative cosine's share is below 0
 
     def _ranks(self, nearest: list[int], top: list[int], dense_used: bool, lexical_used: bool) -> dict[int, float]:
         """Weighted RRF over both rankings, scaled by its best possible value."""

@@ -176,3 +176,4 @@ def test_score_fusion_lets_bm25_decide_when_no_paper_is_near_in_meaning() -> Non
     dense, lexical = {0: 0.17, 1: -0.02}, np.asarray([0.5, 8.0])
     assert Fusion(dense_floor=0.5).fuse(dense, lexical, np.arange(2))[0][0] == 1
     assert Fusion(dense_floor=0.0).fuse(dense, lexical, np.arange(2))[0][0] == 0
+    assert all(0.0 <= score <= 1.0 for _, score in Fusion().fuse({0: 0.3, 1: -0.4}, None, np.arange(2)))
