@@ -22,13 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
-from assistant.settings import RetrievalSettings
-
-Method = Literal["scores", "ranks"]
+from assistant.settings import FusionMethod, RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ class Fusion:
     dense_weight: float = 1.0
     lexical_weight: float = 1.0
     candidates: int = 100
-    method: Method = "scores"
+    method: FusionMethod = "scores"
     dense_floor: float = 0.5
 
     @classmethod

@@ -108,12 +108,16 @@ class IndexSettings(Section):
         return self.storage.expanduser().resolve()
 
 
+#: How dense and BM25 are fused (see ``assistant.fusion``): by scores, or by ranks (RRF).
+FusionMethod = Literal["scores", "ranks"]
+
+
 class RetrievalSettings(Section):
     """Hybrid search: the fusion of the dense and BM25 rankings (tuned on the
     dev split, see README "Hybrid retrieval") and how a query is read."""
 
     top_k: int = Field(default=5, ge=1, le=100, description="Papers returned by search.")
-    fusion: Literal["scores", "ranks"] = Field(
+    fusion: FusionMethod = Field(
         default="scores", description="How dense and BM25 are fused: each side's scores as a share of its best, "
                                       "averaged (scores), or reciprocal rank fusion (ranks, the fusion before; "
                                       "use weights 1:3 with it). See assistant/fusion.py.")

@@ -50,6 +50,7 @@ def main() -> None:
     bm25 = [lexical.scores(q.question) for q in gold]
     named = [set(lexical.named(q.question)) for q in gold]
     everyone = np.arange(len(papers))
+    knobs = Settings().retrieval  # the settings' fusion method, tried with each of the weights
     print(f"{len(papers)} papers, {len(gold)} gold questions with papers")
     for config in args.configs.split(","):
         tokens, count = (int(x) for x in config.split("x"))
@@ -77,7 +78,6 @@ def main() -> None:
             (f"hybrid {w}", tuple(float(x) for x in w.split(":"))) for w in args.weights.split(",")
         ]:
             rows = {"single": [], "all": []}
-            knobs = Settings().retrieval  # the settings' fusion method, with these weights
             fusion = Fusion(knobs.rrf_k, weights[0], weights[1], candidates=100, method=knobs.fusion)
             for qi, q in enumerate(gold):
                 dense_side = {int(i): float(dense[qi][i]) for i in np.argsort(-dense[qi])[:100]} if weights[0] else None

@@ -26,7 +26,7 @@ from assistant.fusion import Fusion
 from assistant.index import PaperIndex
 from assistant.intent import topic_of
 from assistant.retrieve import PaperRetriever
-from assistant.settings import Settings
+from assistant.settings import FusionMethod, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Nearest chunks asked of Chroma per question: deeper than any grid point reads.
@@ -57,11 +57,12 @@ def main() -> None:
         sides.append((dense, lexical.scores(scope.query), allowed, set(lexical.named(scope.query))))
     print(f"{len(papers):,} papers, {len(gold)} {args.split} questions with gold papers")
     print("fusion  rrf_k  dense:bm25  hit@1  hit@5  MRR")
-    grid = [("scores", 0.0)] + [("ranks", float(k)) for k in args.rrf_k.split(",")]
+    grid: list[tuple[FusionMethod, float]] = [("scores", 0.0)]
+    grid += [("ranks", float(k)) for k in args.rrf_k.split(",")]
     for method, k in grid:
         for weights in args.weights.split(","):
             dense_w, lexical_w = (float(x) for x in weights.split(":"))
-            fusion = Fusion(k or 5.0, dense_w, lexical_w, args.candidates, method)  # type: ignore[arg-type]
+            fusion = Fusion(k or 5.0, dense_w, lexical_w, args.candidates, method)
             rows = []
             for q, (dense, bm25, allowed, named) in zip(gold, sides, strict=True):
                 ranked = fusion.fuse(dense if dense_w else None, bm25 if lexical_w else None, allowed,
