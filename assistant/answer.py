@@ -13,7 +13,6 @@ still come and the answer is quoted from the abstracts, marked as such.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +25,7 @@ from assistant import answerability, compare, intent, prompts
 from assistant.aspects import gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
-from assistant.crosslingual import TranslationCache, dictionary_query, known_terms, llm_query
+from assistant.crosslingual import CJK, TranslationCache, dictionary_query, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
@@ -40,7 +39,6 @@ from assistant.settings import Settings
 __all__ = ["AnswerResult", "Assistant", "Conversation", "Draft", "Event", "Final", "Routed", "Sources", "Table",
            "Token", "Waiting", "language_of"]
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 #: Seconds before an endpoint that failed to resolve (or a local server that
 #: failed to start) is tried again.
 RETRY_ENDPOINT_AFTER_S = 30.0
@@ -51,7 +49,7 @@ LLM_START_WAIT_S = 10.0
 
 def language_of(text: str) -> str:
     """The language to answer in: Chinese (or Japanese/Korean script) or English."""
-    return "Chinese" if _CJK.search(text) else "English"
+    return "Chinese" if CJK.search(text) else "English"
 
 
 def _focus(hits: list[Hit], share: float) -> list[Hit]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from assistant.answerability import unmentioned
 from assistant.chunking import sentences
+from assistant.crosslingual import CJK
 from assistant.evidence import Evidence
 from assistant.naming import is_coined
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
 
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 #: Where a sentence comparing two papers divides into its halves.
@@ -143,8 +143,8 @@ def render_claims(claims: list[SentenceSupport], order: dict[int, int]) -> str:
 
 def _claim_size(text: str) -> int:
     """Words, counting two CJK characters as one (Chinese has no spaces)."""
-    cjk = len(_CJK.findall(text))
-    return len(_CJK.sub(" ", text).split()) + cjk // 2
+    cjk = len(CJK.findall(text))
+    return len(CJK.sub(" ", text).split()) + cjk // 2
 
 
 def _salient(text: str) -> set[str]:
@@ -238,7 +238,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             continue
         # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
         # its numbers, names and the paper it names, never to a cosine it cannot have
-        bar = -1.0 if _CJK.search(claim.text) else threshold
+        bar = -1.0 if CJK.search(claim.text) else threshold
         if bar < threshold and not any(p.owners or p.named for p in parts):
             claim.scores.clear()  # nothing to hold it to: unjudged, its citations stand as written
             claim.quotes.clear()

@@ -19,14 +19,15 @@ from pathlib import Path
 
 from assistant.files import write_atomic
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+#: One character of Chinese, Japanese or Korean script (the answer's language, word counts and cues use it too).
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*|\d+(?:\.\d+)?")
 DICTIONARY = Path(__file__).resolve().parent / "data" / "zh_en_terms.tsv"
 
 
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds Chinese, Japanese or Korean script."""
-    return bool(_CJK.search(text))
+    return bool(CJK.search(text))
 
 
 @cache
