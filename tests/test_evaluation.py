@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from assistant import prompts
@@ -133,3 +134,27 @@ def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Setti
     assert "### Retrieval — 38 papers (seeds)" in text and "### Answers — test-model, 2 questions" in text
     assert report["answers"]["refusal"]["recall"] is None  # no unanswerable question among these two
     assert "(MiniLM word pieces (the endpoint has no tokenizer route))" in text  # the scripted server has none
+
+
+def test_compare_gold_cells_are_held_by_their_abstracts() -> None:
+    """eval/gold/compare_cells.jsonl: each group's cells of one split and no
+    (paper, aspect) twice, every required phrase in its paper's abstract, a
+    not-stated cell with none, and no paper in both splits (test papers are
+    never tuned on)."""
+    def plain(text: str) -> str:
+        return re.sub(r"(?<=\d),(?=\d{3})", "", text.casefold())
+
+    abstracts = {p.paper_id: plain(p.abstract) for p in load_papers(seed_files()).papers}
+    cells = [json.loads(line) for line in (GOLD_DIR / "compare_cells.jsonl").read_text(encoding="utf-8").splitlines()
+             if line.strip()]
+    for c in cells:
+        assert c["split"] in ("dev", "test") and c["paper_id"] in abstracts
+        assert (c["value"] is None) == (not c["must"])
+        for phrase in c["must"]:
+            assert any(plain(alt) in abstracts[c["paper_id"]] for alt in phrase.split("|")), (c["paper"], phrase)
+    for group in {c["group"] for c in cells}:
+        rows = [c for c in cells if c["group"] == group]
+        assert len({r["split"] for r in rows}) == 1 and len({(r["paper_id"], r["aspect"]) for r in rows}) == len(rows)
+    by_split = {s: {c["paper_id"] for c in cells if c["split"] == s} for s in ("dev", "test")}
+    assert by_split["test"] and not by_split["dev"] & by_split["test"]
+    assert sum(c["split"] == "dev" for c in cells) >= 40 and sum(c["value"] is None for c in cells) > 0
