@@ -25,7 +25,7 @@ from assistant import answerability, compare, intent, prompts
 from assistant.aspects import gist_sentence
 from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
-from assistant.crosslingual import CJK, TranslationCache, dictionary_query, known_terms, llm_query
+from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
@@ -49,7 +49,7 @@ LLM_START_WAIT_S = 10.0
 
 def language_of(text: str) -> str:
     """The language to answer in: Chinese (or Japanese/Korean script) or English."""
-    return "Chinese" if CJK.search(text) else "English"
+    return "Chinese" if has_cjk(text) else "English"
 
 
 def _focus(hits: list[Hit], share: float) -> list[Hit]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from assistant.answerability import unmentioned
 from assistant.chunking import sentences
-from assistant.crosslingual import CJK
+from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
 from assistant.naming import is_coined
 
@@ -238,7 +238,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             continue
         # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
         # its numbers, names and the paper it names, never to a cosine it cannot have
-        bar = -1.0 if CJK.search(claim.text) else threshold
+        bar = -1.0 if has_cjk(claim.text) else threshold
         if bar < threshold and not any(p.owners or p.named for p in parts):
             claim.scores.clear()  # nothing to hold it to: unjudged, its citations stand as written
             claim.quotes.clear()
