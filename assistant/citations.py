@@ -202,13 +202,15 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     (cosine >= ``threshold``) and the source holds every number and coined
     name the sentence states (the question's own words excepted, but for
     names no abstract shown uses: "used FaceForensics++ and Celeb-DF" echoes
-    the question's guess). A sentence that names a paper may only cite that
+    the question's guess, and so does "ran on Llama and Qwen", though such
+    plain capitalised words are not coined names). A sentence that names a paper may only cite that
     paper. So a fact of paper A written under paper B's name, or with B's
     numbers, is re-cited to the paper that states it, or dropped when none
     does. ``papers`` are the indexed papers' names (see ``unmentioned``).
     """
     valid = {e.n for e in evidence}
     guessed = {w.casefold() for w in unmentioned(question, [e.paper for e in evidence], papers)}
+    echoes = re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, guessed))})(?![\w-])", re.IGNORECASE) if guessed else None
     asked = _salient(question) - guessed
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     claims = split_claims(answer, valid)
@@ -235,6 +237,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             for p in parts)
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated
+            continue
+        if echoes and echoes.search(claim.text):
+            claim.status = "unsupported"  # the question's guess ("Llama? Qwen?"), in no abstract shown, said back
             continue
         # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
         # its numbers, names and the paper it names, never to a cosine it cannot have

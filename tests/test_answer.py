@@ -511,6 +511,17 @@ def test_an_answer_echoing_a_name_no_abstract_uses_is_dropped(assistant: Assista
     assert result.to_json()["unsupported"] == ["MixSignGraph was evaluated on PHOENIX14T and CSL-Daily."]
 
 
+def test_an_answer_echoing_plain_guessed_names_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"Llama" and "Qwen" are plain capitalised words, not coined names, so
+    the number-and-name check passed them; no abstract shown uses them, so
+    saying them back is the question's guess, not the paper's finding."""
+    server.reply("MiCRo partitions the layers of a pretrained Llama or Qwen language model into four expert modules [1].")
+    server.judgement = 0.9
+    result = run(assistant.ask("Which pretrained model families (Llama? Qwen?) does MiCRo partition into expert modules?"))[1]
+    assert result.to_json()["unsupported"] == ["MiCRo partitions the layers of a pretrained Llama or Qwen language model into four expert modules."]
+    assert result.abstained and result.answer == prompts.REFUSAL  # and no quote can name them either
+
+
 def test_quotable_needs_a_number_for_an_amount_and_no_name_the_abstracts_lack() -> None:
     reve = Paper("p", "k", "We pretrain REVE on over 60,000 hours of EEG data. It has a 4D positional encoding.",
                  "", "s", name="REVE")
