@@ -28,7 +28,7 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 from tqdm import tqdm
 
-from assistant import prompts
+from assistant import compare, prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
 from assistant.cleaning import clean_text
@@ -161,6 +161,21 @@ def _norm(text: str) -> str:
     '60,000 hours' matches '60000 hours' and '78.5\\%' matches '78.5%'."""
     text = clean_text(text).casefold().replace("%", "")
     return " ".join(re.sub(r"(?<=\d),(?=\d{3})", "", text).split())
+
+
+def comparable(text: str) -> str:
+    """Case, thousands separators, number words ("five" is "5"), dashes and
+    spaces made comparable: a compare-table cell against its gold phrases."""
+    text = re.sub(r"(?<=\d),(?=\d{3})", "", compare.number_digits(text.casefold()))
+    return " ".join(re.sub(r"[\u2010-\u2015]", "-", text).split())
+
+
+def holds(text: str | None, must: list[str]) -> bool:
+    """Whether ``text`` contains every required phrase of a compare gold cell
+    (any one of its "|" alternatives): for the benchmark's scores and for the
+    test that holds the gold file to its abstracts."""
+    return bool(text) and all(any(comparable(alt) in comparable(text or "") for alt in item.split("|"))
+                              for item in must)
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|[。！？；\n]")

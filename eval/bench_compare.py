@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import re
 import tempfile
 import time
 from collections import defaultdict
@@ -42,23 +41,13 @@ from typing import Any
 from assistant import compare
 from assistant.answer import Assistant, Final, Table
 from assistant.errors import LLMUnavailable
+from assistant.evaluation import comparable, holds
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
 from assistant.settings import load_settings, set_offline_env
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "gold" / "compare_cells.jsonl"
-
-
-def norm(text: str) -> str:
-    """Case, thousands separators, number words ("five" is "5"), dashes and spaces made comparable."""
-    text = re.sub(r"(?<=\d),(?=\d{3})", "", compare.number_digits(text.casefold()))
-    return " ".join(re.sub(r"[\u2010-\u2015]", "-", text).split())
-
-
-def holds(text: str | None, must: list[str]) -> bool:
-    """Whether ``text`` contains every required phrase (one of its "|" alternatives)."""
-    return bool(text) and all(any(norm(alt) in norm(text or "") for alt in item.split("|")) for item in must)
 
 
 def score(cells: list[tuple[dict[str, Any], dict[str, Any]]], model: bool) -> dict[str, Any]:
@@ -111,7 +100,7 @@ def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any
     return {"split": rows[0]["split"], "papers": len(papers), "aspects": len(aspects), "table_s": round(table_s, 2), "total_s": round(total_s, 2),
             "extractive": pairs(first.table), "model": pairs(final.extra["table"]),
             "values_shown": len(values), "values_dropped": len(final.extra["dropped_values"]),
-            "values_verbatim": sum(norm(c["value"]) in norm(c["quote"]) for c in values),
+            "values_verbatim": sum(comparable(c["value"]) in comparable(c["quote"]) for c in values),
             "values_checked": sum(compare.value_in_quote(c["value"], c["quote"], assistant.settings.compare)
                                   for c in values),
             "error": final.extra["values_error"] or final.error, "model_name": final.model,
