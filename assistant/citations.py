@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
 
 _MARKER = re.compile(r"\s*[\[【]\s*(\d+(?:\s*[,，;、]\s*\d+)*)\s*[\]】]")
+#: The prompt's "[n]" copied as if it were a citation: a citation never given.
+_PLACEHOLDER = re.compile(r"\s*[\[【]\s*n\s*[\]】]")
+#: A marker standing for its paper as a word of the sentence ("proposed in [1] for…", "在 [1] 中"):
+#: removed, it would leave a hole, so the paper's name takes its place.
+_MARKER_AS_NAME = re.compile(r"(\b(?:in|from|by|see|per)\s+|[在据见]\s*)[\[【]\s*(\d+)\s*[\]】]"
+                             r"(?=\s*(?:[中里的,，]|[A-Za-z\u4e00-\u9fff]))", re.IGNORECASE)
 _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[\]】])+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 #: Where a sentence comparing two papers divides into its halves.
@@ -83,10 +89,17 @@ def markers(text: str) -> list[int]:
     return [int(n) for match in _MARKER.finditer(text) for n in re.split(r"[,，;、]", match.group(1))]
 
 
-def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
+def placeholders(text: str) -> int:
+    """How many "[n]" the model wrote for a citation (counted as invalid ones)."""
+    return len(_PLACEHOLDER.findall(text))
+
+
+def _split_line(line: str, valid: set[int], names: dict[int, str]) -> list[SentenceSupport]:
     """One line's sentences; a citation opening a sentence ("... . [2] Next")
     belongs to the sentence before it."""
     merged: list[str] = []
+    line = _MARKER_AS_NAME.sub(lambda m: m.group(0) if int(m.group(2)) not in names
+                               else f"{m.group(1)}{names[int(m.group(2))]} [{m.group(2)}]", _PLACEHOLDER.sub("", line))
     for part in sentences(line):
         lead = _LEADING_MARKERS.match(part)
         if lead and merged:
@@ -103,8 +116,9 @@ def _split_line(line: str, valid: set[int]) -> list[SentenceSupport]:
     return claims
 
 
-def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
-    """Answer sentences with their valid citation numbers (markers removed),
+def split_claims(answer: str, valid: set[int], names: dict[int, str] | None = None) -> list[SentenceSupport]:
+    """Answer sentences with their valid citation numbers (markers removed;
+    one standing for its paper, by ``names``, gives way to the paper's name),
     each remembering the line break or list bullet that preceded it."""
     claims: list[SentenceSupport] = []
     breaks = ""
@@ -114,7 +128,7 @@ def split_claims(answer: str, valid: set[int]) -> list[SentenceSupport]:
             continue
         bullet = _BULLET.match(line)
         body = line[bullet.end():] if bullet else line
-        line_claims = _split_line(body, valid)
+        line_claims = _split_line(body, valid, names or {})
         if line_claims:
             line_claims[0].lead = (breaks or "\n") + (bullet.group(0).strip() + " " if bullet else "")
             claims.extend(line_claims)
@@ -213,7 +227,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     echoes = re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, guessed))})(?![\w-])", re.IGNORECASE) if guessed else None
     asked = _salient(question) - guessed
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
-    claims = split_claims(answer, valid)
+    claims = split_claims(answer, valid, {e.n: e.paper.name for e in evidence})
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
             claim.status = "unsupported"  # "not stated [2]": no claim to keep

@@ -31,6 +31,7 @@ from tqdm import tqdm
 from assistant import compare, prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
+from assistant.citations import placeholders
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
@@ -257,8 +258,9 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         "answer": result.answer, "model_text": result.model_text, "abstained": result.abstained,
         "quoted": result.quoted, "extractive": result.extractive, "error": result.error,
         "cited": [key_of.get(c["paper_id"], c["paper_id"]) for c in result.citations],
-        "invalid_citations": sum(1 for n in markers if not 1 <= n <= len(result.sources)),
-        "citations_total": len(markers),
+        "invalid_citations": sum(1 for n in markers if not 1 <= n <= len(result.sources))
+        + placeholders(result.model_text),
+        "citations_total": len(markers) + placeholders(result.model_text),
         "sentences_checked": len(checked), "misattributed": sum(1 for s in checked if s.get("misattributed")),
         "built_lines": built, "built_self_cited": own,
         "facts": len(q.facts), "facts_found": facts_found(result.answer, q.facts),

@@ -16,6 +16,7 @@ import pytest
 from assistant import prompts
 from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
 from assistant.answerability import quotable, unmentioned
+from assistant.citations import placeholders
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.papers import Paper, load_papers, seed_files
@@ -62,6 +63,19 @@ def test_invalid_citations_are_dropped_and_missing_ones_added(assistant: Assista
     assert "[7]" not in result.answer
     assert result.answer.count("[1]") == 2
     assert [s["status"] for s in result.support] == ["added", "added"]
+
+
+def test_a_marker_used_as_a_word_gives_way_to_the_papers_name(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"proposed in [1] for…" and "在 [1] 中" would leave a hole once the
+    marker is moved to the sentence's end; the prompt's "[n]" copied as a
+    citation is no citation at all, and is counted as an invalid one."""
+    server.reply(f"SPINT is a framework proposed in [1] for cross-session iBCI decoding. {SPINT_FACT} [n].")
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert "proposed in SPINT for cross-session" in result.answer and "[n]" not in result.answer
+    assert placeholders(result.model_text) == 1
+    server.reply("在 [1] 中，SPINT 直接处理无序的神经单元。")
+    result = run(assistant.ask("SPINT 处理什么样的神经单元？"))[1]
+    assert result.answer.startswith("在 SPINT 中，") and result.citations[0]["title"] == "SPINT"
 
 
 def test_citations_are_renumbered_by_first_use_and_wrong_ones_corrected(assistant: Assistant, server: ScriptedOpenAI) -> None:
