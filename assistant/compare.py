@@ -59,6 +59,26 @@ SYNONYMS = {
     "limitation": "limitations or scope", "limitations": "limitations or scope", "scope": "limitations or scope",
     "limitations or scope": "limitations or scope",
 }
+def default_aspect(aspect: str) -> str | None:
+    """The default aspect a user's words name, whose cue-based picker then
+    fills the cell: a word of ``SYNONYMS`` as written, or a short phrase it
+    heads ("training data", "main results", or with a participle after it,
+    "problem addressed", "method used"). A sentence stating the problem
+    comes before the "we propose" one, where a user's own aspect is never
+    looked for, so "problem addressed" found no sentence (4 of 4 dev cells)."""
+    folded = " ".join(aspect.casefold().split())
+    if folded in SYNONYMS:
+        return SYNONYMS[folded]
+    words = folded.split()
+    if not 2 <= len(words) <= 3 or "of" in words:  # "number of datasets" asks for a count, not the data
+        return None
+    if words[-1] in SYNONYMS:
+        return SYNONYMS[words[-1]]
+    if words[0] in SYNONYMS and all(w.endswith(("ed", "en")) for w in words[1:]):
+        return SYNONYMS[words[0]]
+    return None
+
+
 #: Words of an aspect that no sentence needs to repeat ("number of subjects").
 _FILLER = frozenset(tokenize("number amount count kind type used size"))
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate((
@@ -235,7 +255,7 @@ def extract(papers: list[Paper], aspects: list[str],
             sentence_vectors: Callable[[Paper], tuple[list[str], np.ndarray]],
             embed: Callable[[list[str]], np.ndarray], settings: CompareSettings) -> Grid:
     """The extractive table: each paper's sentence for each aspect, or none."""
-    custom = [a for a in aspects if a.casefold() not in SYNONYMS]
+    custom = [a for a in aspects if default_aspect(a) is None]
     custom_vectors = dict(zip(custom, embed(custom), strict=True)) if custom else {}
     columns = []
     for paper in papers:
@@ -243,7 +263,7 @@ def extract(papers: list[Paper], aspects: list[str],
         cued = aspect_sentences(sents)
         column = []
         for aspect in aspects:
-            default = SYNONYMS.get(aspect.casefold())
+            default = default_aspect(aspect)
             i = cued[default] if default else _custom_sentence(aspect, sents, vectors, custom_vectors[aspect],
                                                                         settings)
             column.append(Cell(paper.paper_id, i, sents[i] if i is not None else ""))
@@ -303,7 +323,7 @@ def count_value(aspect: str, quote: str) -> str | None:
     1.5B model gave another count of the same sentence ("92 datasets" for
     "subjects", measured on the dev cells). Not for the broad default
     aspects: a count is only part of a paper's "data"."""
-    if aspect.casefold() in SYNONYMS:
+    if default_aspect(aspect):
         return None
     wanted = set(tokenize(aspect)) - _FILLER
     for match in _COUNTED.finditer(quote):
@@ -328,7 +348,7 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
     (the 1.5B model missed most named values on the dev cells). A default
     aspect's clause is found by its cue words ("outperforms" for results)."""
     wanted = _aspect_words(aspect)
-    default = SYNONYMS.get(aspect.casefold())
+    default = default_aspect(aspect)
     cue = ASPECTS[default][0] if default else None
 
     def says(word: str) -> bool:

@@ -10,12 +10,14 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assistant import compare, prompts
 from assistant.answer import Assistant, Final, Sources, Table, Token
 from assistant.errors import InputError, NotFound
 from assistant.index import PaperIndex
+from assistant.papers import Paper
 from assistant.result import AnswerResult
 from assistant.settings import CompareSettings, Settings
 
@@ -204,6 +206,25 @@ def test_a_user_aspect_is_found_by_its_cue_words(assistant: Assistant, aspect: s
     vectors = embedder.embed(sentences)
     [aspect_vector] = embedder.embed([aspect])
     assert compare._custom_sentence(aspect, sentences, vectors, aspect_vector, CompareSettings()) == chosen
+
+
+@pytest.mark.parametrize(("aspect", "default"), [
+    ("problem addressed", "problem"), ("training data", "data"), ("main results", "evaluation and results"),
+    ("method used", "approach"), ("Datasets", "data"),
+    ("number of datasets", None), ("evaluation metric", None), ("model type", None), ("species", None),
+])
+def test_a_phrase_headed_by_a_default_aspect_is_that_aspect(aspect: str, default: str | None) -> None:
+    assert compare.default_aspect(aspect) == default
+
+
+def test_the_problem_a_user_asks_for_is_the_sentence_before_we_propose() -> None:
+    """A user's own aspect is never looked for before the "we propose"
+    sentence, where abstracts state their problem."""
+    sents = ["However, existing decoders fail to generalize across sessions.", "We propose FooNet, a decoder.",
+             "FooNet is evaluated on three datasets."]
+    grid = compare.extract([Paper("p", "k", " ".join(sents), "", "s", name="FooNet")], ["problem addressed"],
+                           lambda p: (sents, np.eye(3)), lambda texts: np.ones((len(texts), 3)), CompareSettings())
+    assert grid.rows[0][0].quote == sents[0]
 
 
 @pytest.mark.parametrize(("value", "quote", "held"), [
