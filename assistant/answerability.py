@@ -30,8 +30,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from assistant.evidence import Evidence
-from assistant.filters import KNOWN_VENUES
-from assistant.lexical import STOPWORDS, name_keys
+from assistant.lexical import name_keys
+from assistant.mentions import unmentioned
 from assistant.papers import Paper
 
 
@@ -88,50 +88,6 @@ def _calls(question: str, paper: Paper) -> bool:
     paper, however far the question's words are from the abstract's meaning."""
     names = {w for w in name_keys(question.split(maxsplit=1)[-1]) if w[0].isupper() and len(w) >= 3}
     return any(re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", paper.abstract) for w in names)
-
-
-#: A name as a question writes it: a capital inside or first ("ImageNet", "GPT-4", "Allen"), possessive dropped.
-_NAME = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?:'s)?(?![A-Za-z0-9-])")
-_VENUES = frozenset(v.casefold() for v in KNOWN_VENUES)
-
-
-def _spelled_out(acronym: str, text: str) -> bool:
-    """An acronym the abstract writes out ("LLM": "large language model")."""
-    letters = acronym.casefold()
-    words = re.findall(r"[a-z0-9]+", text)
-    return any("".join(w[0] for w in words[i:i + len(letters)]) == letters for i in range(len(words)))
-
-
-def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ()) -> list[str]:
-    """Capitalised names in ``question`` that none of ``about`` uses in its
-    name, title or abstract (nor spells out, for an acronym): a question
-    about ImageNet results cannot be answered by abstracts that never say
-    "ImageNet". Venue names, the question's first word and the names of
-    indexed ``papers`` (answered elsewhere, e.g. paper by paper) are not counted."""
-    text = " ".join(f"{p.name} {p.title} {p.abstract}" for p in about).casefold()
-    found = []
-    for match in _NAME.finditer(question):
-        word = match.group(1)
-        first = not question[: match.start()].strip(" \"'“(")
-        if not any(c.isupper() for c in word[1:] if c.isalpha()) and (first or not word[0].isupper()):
-            continue  # an ordinary word, or a capital only because it starts the question
-        if word.casefold() in _VENUES or word.casefold() in STOPWORDS or len(word) < 3 or word in papers:
-            continue
-        if word.casefold() in text:
-            continue
-        parts = word.split("-")
-        if len(parts) > 1 and any(p.islower() for p in parts):  # "ImageNet-trained", "L2-robust": the name parts
-            names = [p for p in parts if not p.islower() and len(p) >= 3]
-            if all(p.casefold() in text for p in names):
-                continue
-            word = "-".join(names)
-        singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "LLMs"
-        if singular.casefold() in text:
-            continue
-        if singular.isupper() and _spelled_out(singular, text):
-            continue
-        found.append(word)
-    return found
 
 
 #: A question asking for an amount ("how many", "by what percentage", "多少").

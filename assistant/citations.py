@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from assistant.answerability import unmentioned
 from assistant.chunking import sentences
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
+from assistant.mentions import unmentioned
 from assistant.naming import is_coined
 
 if TYPE_CHECKING:

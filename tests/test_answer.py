@@ -15,10 +15,11 @@ import pytest
 
 from assistant import prompts
 from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
-from assistant.answerability import quotable, unmentioned
+from assistant.answerability import quotable
 from assistant.citations import placeholders
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
+from assistant.mentions import unmentioned
 from assistant.papers import Paper, load_papers, seed_files
 from assistant.settings import Settings
 
@@ -409,6 +410,18 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
     assert all(line.startswith("- ") for line in result.answer.splitlines())
     assert server.requests == [] and server.judged == []
+
+
+def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """MiniLM knows no "Mamba" or "GSM8K": the one paper using the name was
+    far off in meaning and the list said no paper matched."""
+    for question, title in (("Which papers use Mamba, and for what?", "EvoBrain"),
+                            ("Which papers evaluate on GSM8K?", "MiCRo")):
+        result = run(assistant.respond(question))[1]
+        assert not result.abstained and title in {c["title"] for c in result.citations}, question
+    result = run(assistant.respond("Which papers use Mamba together with XGBoost?"))[1]
+    assert "EvoBrain" not in {c["title"] for c in result.citations}  # every name must be used: none uses XGBoost
+    assert server.requests == []
 
 
 def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, server: ScriptedOpenAI) -> None:
