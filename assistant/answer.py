@@ -31,6 +31,7 @@ from assistant.evidence import Evidence, EvidenceSelector
 from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
+from assistant.mentions import naming_sentence, question_names
 from assistant.papers import Paper
 from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Table, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever, Scope
@@ -63,8 +64,8 @@ def _ms(start: float) -> float:
 
 
 def _gist(e: Evidence, most: int) -> str:
-    """The paper's own sentence saying what it does, shortened to ``most`` words."""
-    words = e.sentences[gist_sentence(e.sentences)].split()
+    """The paper's chosen sentence (see ``_gist_evidence``), shortened to ``most`` words."""
+    words = e.sentences[e.chosen[0]].split()
     return " ".join(words[:most]) + (" …" if len(words) > most else "")
 
 
@@ -332,10 +333,13 @@ class Assistant:
         return f"“{_gist(e, self.settings.answer.gist_words)}”"
 
     def _gist_evidence(self, query: str, hits: list[Hit]) -> list[Evidence]:
-        """Each paper's gist sentence, which its listed line quotes and the model reads."""
+        """Each paper's gist sentence, which its listed line quotes and the
+        model reads; the sentence saying a name the query asks about, when
+        the gist does not (see ``mentions.naming_sentence``)."""
         evidence = self.selector.select(query, hits, 1, 0)
+        names = question_names(query, self.index.corpus.lexical.names)
         for e in evidence:
-            e.chosen = [gist_sentence(e.sentences)]
+            e.chosen = [naming_sentence(e.sentences, names, gist_sentence(e.sentences))]
         return evidence
 
     def _scope(self, question: str, venue: str | None) -> Scope:

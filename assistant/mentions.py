@@ -61,6 +61,24 @@ def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ())
     return found
 
 
+def question_names(question: str, papers: Collection[str] = ()) -> list[str]:
+    """Every name the question writes (as ``unmentioned`` counts them)."""
+    return unmentioned(question, [], papers)
+
+
 def uses_every_name(question: str, paper: Paper, papers: Collection[str] = ()) -> bool:
     """The question writes at least one name, and ``paper`` uses them all."""
-    return bool(unmentioned(question, [], papers)) and not unmentioned(question, [paper], papers)
+    return bool(question_names(question, papers)) and not unmentioned(question, [paper], papers)
+
+
+def naming_sentence(sentences: list[str], names: list[str], gist: int) -> int:
+    """The sentence a paper's listed line quotes: its ``gist`` ("we propose…"),
+    unless that says none of the ``names`` the question asks about and a
+    later sentence (else an earlier one) does. "Which papers use Mamba?"
+    is answered by "…integrates a two-stream Mamba architecture…", not by
+    the sentence before it that announces a theoretical analysis."""
+    folded = [n.casefold() for n in names]
+    says = [i for i, s in enumerate(sentences) if any(n in s.casefold() for n in folded)]
+    if not says or gist in says:
+        return gist
+    return next((i for i in says if i > gist), says[0])

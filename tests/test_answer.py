@@ -419,6 +419,8 @@ def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, serv
                             ("Which papers evaluate on GSM8K?", "MiCRo")):
         result = run(assistant.respond(question))[1]
         assert not result.abstained and title in {c["title"] for c in result.citations}, question
+        if title == "EvoBrain":  # its line quotes the sentence that says Mamba, not its "we present" one
+            assert "two-stream Mamba" in result.answer
     result = run(assistant.respond("Which papers use Mamba together with XGBoost?"))[1]
     assert "EvoBrain" not in {c["title"] for c in result.citations}  # every name must be used: none uses XGBoost
     assert server.requests == []
