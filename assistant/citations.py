@@ -224,8 +224,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     """
     valid = {e.n for e in evidence}
     guessed = {w.casefold() for w in unmentioned(question, [e.paper for e in evidence], papers)}
-    echoes = re.compile(rf"(?<![\w-])(?:{'|'.join(map(re.escape, guessed))})(?![\w-])", re.IGNORECASE) if guessed else None
     asked = _salient(question) - guessed
+    # guessed names as an answer would say them back ("Llama" is no coined name, so ``_salient`` misses it)
+    echoed = [(g, re.compile(rf"(?<![\w-]){re.escape(g)}(?![\w-])", re.IGNORECASE)) for g in guessed]
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     claims = split_claims(answer, valid, {e.n: e.paper.name for e in evidence})
     for claim in claims:
@@ -241,8 +242,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         for text, vector in zip(part_texts, vectors):
             sims = {e.n: e.vectors @ vector for e in evidence}
             quotes = {n: int(np.argmax(v)) for n, v in sims.items()}
+            said = _salient(text) | {g for g, pattern in echoed if pattern.search(text)}
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
-                               [{n for n in valid if item in known[n]} for item in _salient(text) - asked]))
+                               [{n for n in valid if item in known[n]} for item in said - asked]))
         for n in valid:  # what the UI shows: the sentence's best match in each source
             best = max(parts, key=lambda p: p.scores[n])
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
@@ -250,10 +252,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             p.named and not set(p.named) & set(claim.cited) or any(o and not o & set(claim.cited) for o in p.owners)
             for p in parts)
         if any(not own for p in parts for own in p.owners):
-            claim.status = "unsupported"  # a number or name no source states: confabulated
-            continue
-        if echoes and echoes.search(claim.text):
-            claim.status = "unsupported"  # the question's guess ("Llama? Qwen?"), in no abstract shown, said back
+            claim.status = "unsupported"  # a number or name no source states: confabulated, or the question's guess
             continue
         # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
         # its numbers, names and the paper it names, never to a cosine it cannot have

@@ -59,6 +59,8 @@ SYNONYMS = {
     "limitation": "limitations or scope", "limitations": "limitations or scope", "scope": "limitations or scope",
     "limitations or scope": "limitations or scope",
 }
+
+
 def default_aspect(aspect: str) -> str | None:
     """The default aspect a user's words name, whose cue-based picker then
     fills the cell: a word of ``SYNONYMS`` as written, or a short phrase it

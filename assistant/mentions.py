@@ -66,11 +66,6 @@ def question_names(question: str, papers: Collection[str] = ()) -> list[str]:
     return unmentioned(question, [], papers)
 
 
-def uses_every_name(question: str, paper: Paper, papers: Collection[str] = ()) -> bool:
-    """The question writes at least one name, and ``paper`` uses them all."""
-    return bool(question_names(question, papers)) and not unmentioned(question, [paper], papers)
-
-
 def naming_sentence(sentences: list[str], names: list[str], gist: int) -> int:
     """The sentence a paper's listed line quotes: its ``gist`` ("we propose…"),
     unless that says none of the ``names`` the question asks about and a

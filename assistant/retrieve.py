@@ -23,7 +23,7 @@ from assistant.errors import InputError
 from assistant.filters import parse_filters
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex, venue_matches
-from assistant.mentions import uses_every_name
+from assistant.mentions import question_names, unmentioned
 from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
@@ -169,9 +169,10 @@ class PaperRetriever(BaseRetriever):
         0.851 at 38 papers, 0.536 → 0.569 at 6k over dev's 30 answerable topic
         and list questions; its unanswerable ones list what they did)."""
         pool = self.search(query, k=3 * most, venue=venue, year=year)
-        names = self.index.corpus.lexical.names
+        papers = self.index.corpus.lexical.names
+        asked = question_names(query, papers)  # parsed once, not per paper of the pool
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
-                or (h.score >= min_score / 2 and uses_every_name(query, h.paper, names))]
+                or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",
