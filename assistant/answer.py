@@ -23,12 +23,11 @@ from llama_index.core.llms import ChatMessage, MessageRole
 
 from assistant import answerability, compare, intent, prompts
 from assistant.aspects import gist_sentence
-from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
-from assistant.finalize import Checks, finalize, is_refusal, quote_of, quoted, source_json
+from assistant.finalize import Checks, draft_of, finalize, quote_of, quoted, refused_outright, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.mentions import naming_sentence, question_names
@@ -82,12 +81,6 @@ def _paper_lines(evidence: list[Evidence], quote: Callable[[Evidence], str]) -> 
     if lines:
         lines[0].lead = "\n\n- "  # a blank line between the model's synthesis and the list
     return lines
-
-
-def _refused_outright(text: str) -> bool:
-    """Every sentence of the reply says the sources lack the answer (a
-    partial refusal keeps its other sentences and needs no quote)."""
-    return all(is_refusal(s) for s in sentences(text) or [text])
 
 
 def _messages(content: str) -> list[ChatMessage]:
@@ -287,7 +280,7 @@ class Assistant:
                     sent.append(prompt)
                     yield from self._generate(turn, prompt, run)
                     knobs = self.settings.answer
-                    if (_refused_outright(run.text[part:])
+                    if (refused_outright(run.text[part:])
                             and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
                         quote = self._pick(turn, prompt, [e]) or quoted([e], knobs)  # the model missed it
                         if answerability.quotable(question, [c.text for c in quote], [e.paper],
@@ -403,7 +396,7 @@ class Assistant:
                     if mode == "ask" and not quote_refusal:
                         run.verdict = self._verdict(turn, prompt)
                     overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
-                    if _refused_outright(run.text) and (quote_refusal or overruled):
+                    if refused_outright(run.text) and (quote_refusal or overruled):
                         run.pick = self._pick(turn, prompt, evidence)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -414,8 +407,7 @@ class Assistant:
         """What is on screen before the model's first word: the sources and
         a quoted draft (the built lines, else the best quoted sentences)."""
         yield Sources([source_json(e, e.n) for e in evidence])
-        shown = lines if lines is not None else quoted(evidence, self.settings.answer)
-        draft = render_claims(shown, {e.n: e.n for e in evidence})
+        draft = draft_of(evidence, self.settings.answer, lines)
         if draft:
             yield Draft(draft)
 

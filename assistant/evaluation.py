@@ -28,19 +28,20 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 from tqdm import tqdm
 
-from assistant import compare, prompts
+from assistant import compare, intent, prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
 from assistant.citations import placeholders
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
-from assistant.finalize import is_refusal
+from assistant.finalize import draft_of, finalize, is_refusal, refused_outright
 from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
 from assistant.intent import topic_of
 from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
+from assistant.result import AnswerResult
 from assistant.retrieve import Mode, PaperRetriever
 from assistant.settings import Settings
 
@@ -216,10 +217,13 @@ def _in_sequence(words: list[str], tokens: list[str]) -> bool:
 
 
 def facts_found(answer: str, facts: list[str]) -> int:
-    """How many required facts the answer states (see ``_fact_in``)."""
+    """How many required facts the answer states (see ``_fact_in``). A
+    fact may list ways of saying it apart by "|" ("sparse
+    autoencoders|稀疏自编码器": a Chinese answer writes the Chinese term);
+    any one of them states it."""
     folded = _norm(answer)
     sentences = [s for s in _SENTENCE_END.split(folded) if s.strip()]
-    return sum(1 for fact in facts if _fact_in(fact, folded, sentences))
+    return sum(1 for fact in facts if any(_fact_in(alt, folded, sentences) for alt in fact.split("|")))
 
 
 #: Routes that give the same answer shape (a cited list of papers): a
@@ -249,6 +253,11 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         elif isinstance(event, Final):
             result = event.result
     assert result is not None
+    return _row(q, route, draft, result, key_of) | {"timings": result.timings | {"draft_ms": draft_ms or 0.0}}
+
+
+def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: dict[str, str]) -> dict[str, Any]:
+    """What the metrics need of one answer (``draft``: the quoted content shown before the model's)."""
     shown = " ".join(f"{s['title']} ({s['venue']}): {s['evidence']}" for s in result.sources)
     markers = cited_numbers(result.model_text)
     built, own = _self_cited(result)
@@ -270,11 +279,55 @@ def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str])
         "verdict": result.extra.get("verdict"), "model_answered": result.extra.get("model_answered"),
         "facts_in_draft": facts_found(draft, q.facts),
         "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
-        "timings": result.timings | {"draft_ms": draft_ms or 0.0},
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
         "table_cells": sum(len(r["cells"]) for r in result.extra.get("table", [])),
         "table_filled": sum(c["stated"] for r in result.extra.get("table", []) for c in r["cells"]),
     }
+
+
+def rescored(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> list[dict[str, Any]]:
+    """Cached answer rows with their facts counted again against today's
+    gold facts (new ways of saying a fact), the answers as they were."""
+    by_id = {q.id: q for q in gold}
+    out = []
+    for row in rows:
+        q = by_id[row["id"]]
+        again = dict(row, facts=len(q.facts), facts_found=facts_found(row["answer"], q.facts))
+        if "closed_book" in row:
+            again["closed_book"] = dict(row["closed_book"],
+                                        facts_found=facts_found(row["closed_book"]["answer"], q.facts))
+        out.append(again)
+    return out
+
+
+def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQuestion]
+              ) -> tuple[list[dict[str, Any]], int]:
+    """Cached answer rows with the single-question path's model replies
+    checked again by today's code (citation check, refusal policy), with
+    the model's cached reply and P(yes): a change of the checking step
+    measured on a whole split in seconds, the model's noise left out.
+    Evidence is selected again (``prepare_ask``), so the run must be of
+    today's retrieval. Rows of other paths, refusals the model was asked
+    to overrule by copying a sentence, and questions the evidence rules
+    refused are kept as cached. Returns the rows and how many were checked again."""
+    by_id = {q.id: q for q in gold}
+    key_of = {p.paper_id: p.key for p in assistant.index.corpus.papers}
+    out, checked = [], 0
+    for row in rows:
+        q = by_id[row["id"]]
+        route = intent.route(q.question, assistant.index.corpus.lexical.named)
+        if (row.get("route") != "ask" or route.kind != "ask" or route.each or route.metadata or row["error"]
+                or not row["model_text"] or refused_outright(row["model_text"])):
+            out.append(row)
+            continue
+        scope, evidence, _ = assistant.prepare_ask(q.question, keywords=route.keywords)
+        result = finalize("ask", q.question, scope.query, row["model_text"], evidence, assistant.checks,
+                          verdict=row["verdict"], quote_refusal=route.keywords,
+                          papers=assistant.index.corpus.lexical.names)
+        result.extra["prompt_tokens"] = row["prompt_tokens"]
+        out.append(row | _row(q, "ask", draft_of(evidence, assistant.settings.answer), result, key_of))
+        checked += 1
+    return out, checked
 
 
 def _closed_book(assistant: Assistant, q: GoldQuestion) -> dict[str, Any]:

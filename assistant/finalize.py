@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
 from assistant.answerability import quotable
+from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
@@ -60,6 +61,18 @@ def quoted(evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceS
                     key=lambda r: -r[0])[:settings.extractive_sentences]
     top = ranked[0][0] if ranked else 0.0
     return [_quote(e, i) for score, i, e in ranked if score >= settings.extractive_relative * top]
+
+
+def draft_of(evidence: list[Evidence], settings: AnswerSettings, lines: list[SentenceSupport] | None = None) -> str:
+    """What is on screen before the model's first word: the built ``lines``,
+    else the best quoted sentences, each cited to its source."""
+    return render_claims(lines if lines is not None else quoted(evidence, settings), {e.n: e.n for e in evidence})
+
+
+def refused_outright(text: str) -> bool:
+    """Every sentence of the reply says the sources lack the answer (a
+    partial refusal keeps its other sentences and needs no quote)."""
+    return all(is_refusal(s) for s in sentences(text) or [text])
 
 
 def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceSupport]:
@@ -117,7 +130,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
     claims = [] if not evidence or not text or error else attribute(text, evidence, checks.embedder,
                                                                     checks.settings.support_threshold, question,
-                                                                    papers)
+                                                                    papers, checks.settings.named_support_threshold)
     refused = [c for c in claims if is_refusal(c.text)]
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper

@@ -8,7 +8,17 @@ from pathlib import Path
 from assistant import prompts
 from assistant.answer import Assistant
 from assistant.chunking import sentences
-from assistant.evaluation import answer_metrics, answer_rows, facts_found, holds, load_gold, run_eval
+from assistant.evaluation import (
+    GoldQuestion,
+    answer_metrics,
+    answer_rows,
+    facts_found,
+    holds,
+    load_gold,
+    rechecked,
+    rescored,
+    run_eval,
+)
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
 from assistant.settings import Settings
@@ -60,6 +70,9 @@ def test_fact_matching_is_normalised() -> None:
     assert facts_found("MiCRo 在 GSM8K 上评测。", ["GSM8K", "BBH"]) == 1
     assert facts_found("这篇论文是在Krotov和Hopfield (2021)提出的模型基础上改进的。", ["Krotov and Hopfield"]) == 1
     assert facts_found("这篇论文是在Krotov提出的模型基础上改进的。", ["Krotov and Hopfield"]) == 0
+    # ways of saying a fact, apart by "|": a Chinese answer writes the Chinese term
+    assert facts_found("研究用稀疏自编码器追溯观点知识。", ["sparse autoencoders|稀疏自编码器"]) == 1
+    assert facts_found("研究用注意力机制追溯。", ["sparse autoencoders|稀疏自编码器", "attention heads|注意力头"]) == 0
 
 
 def test_retrieval_only_eval_writes_reports(tmp_path: Path, seed_settings: Settings) -> None:
@@ -105,6 +118,18 @@ def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: S
     calls = len(server.requests)
     again = answer_rows(assistant, gold, cache, progress=False)
     assert len(again) == 3 and len(server.requests) == calls  # all read back from the cache
+    # eval/recheck.py: the cached replies checked again by the same code give the same answers, no model
+    # call; a stricter refusal policy gives other ones; a fact's new way of saying it is counted
+    same, checked = rechecked(assistant, again, gold)
+    assert checked == 1 and [r["answer"] for r in same] == [r["answer"] for r in again]
+    strict = Assistant(answer_settings.with_(refuse_answer=1.0), index=assistant.index)
+    stricter, _ = rechecked(strict, again, gold)
+    assert stricter[0]["abstained"] and not again[0]["abstained"] and stricter[1:] == again[1:]
+    assert len(server.requests) == calls
+    renamed = [GoldQuestion(**{**vars(q), "facts": [f"not said|{f}" for f in q.facts]}) for q in gold]
+    assert [r["facts_found"] for r in rescored(again, renamed)] == [r["facts_found"] for r in again]
+    assert all(r["facts_found"] == 0 for r in rescored(again, [GoldQuestion(**{**vars(q), "facts": ["not said"]})
+                                                                for q in gold]))
 
 
 def test_a_comparison_of_three_papers_is_scored_cell_by_cell(tmp_path: Path, answer_settings: Settings,
