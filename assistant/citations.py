@@ -23,6 +23,7 @@ import numpy as np
 from assistant.chunking import sentences
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
+from assistant.lexical import tokenize
 from assistant.mentions import unmentioned
 from assistant.naming import is_coined
 
@@ -193,20 +194,49 @@ class _Part:
     quotes: dict[int, int]
     named: list[int]
     owners: list[set[int]]
-    coined: bool = False  # it states a coined name of its own ("GSM8K"), not the question's nor a paper's
+    tied: set[int] = field(default_factory=set)  # sources held to the lower bar (see ``attribute``)
 
 
-def _check(part: _Part, cited: list[int], valid: set[int], threshold: float) -> list[int] | None:
+def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, lower: float) -> list[int] | None:
     """The sources that support a clause, preferring those the model cited;
     None when none does. A clause naming a paper may cite only that paper,
-    and the sources it cites must hold its numbers and coined names."""
+    and the sources it cites must hold its numbers and coined names. A
+    source the clause is tied to supports it from the ``lower`` cosine."""
     allowed = set(part.named) or valid
-    supported = [n for n in cited if n in allowed and part.scores[n] >= threshold]
+
+    def holds(n: int) -> bool:
+        return part.scores[n] >= (min(lower, threshold) if n in part.tied else threshold)
+
+    supported = [n for n in cited if n in allowed and holds(n)]
     if supported and all(own & set(supported) for own in part.owners):
         return supported
     candidates = allowed.intersection(*part.owners) if part.owners else allowed
-    best = max(candidates, key=part.scores.__getitem__, default=None)
-    return [best] if best is not None and part.scores[best] >= threshold else None
+    best = max(candidates, key=lambda n: (holds(n), part.scores[n]), default=None)
+    return [best] if best is not None and holds(best) else None
+
+
+#: Words that make a restated clause say the opposite ("it does not go away").
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|neither|nor)\b|n't\b", re.IGNORECASE)
+
+
+def _contained(text: str, question: str, e: Evidence, evidence: list[Evidence]) -> bool:
+    """Every word the clause adds to the question (at least two) stands in
+    one sentence of the source, and the clause negates only where that
+    sentence does: "The subjects were recorded from human and non-human
+    primates" for "…which kinds of subjects…?" is the source's "…in human
+    and non-human primates", at cosine 0.43 to it. Not when the clause
+    uses a word that only another shown paper uses: "the study on AI
+    debate … considers 22 demographic groups" describes the debate paper
+    with the other paper's figure."""
+    said = set(tokenize(text))
+    words = said - set(tokenize(question))
+    if len(words) < 2:
+        return False
+    own = set(tokenize(e.paper.abstract))
+    if any(said - own & set(tokenize(o.paper.abstract)) for o in evidence if o is not e):
+        return False
+    negates = bool(_NEGATION.search(text))
+    return any(words <= set(tokenize(s)) and negates == bool(_NEGATION.search(s)) for s in e.sentences)
 
 
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
@@ -223,11 +253,12 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     paper. So a fact of paper A written under paper B's name, or with B's
     numbers, is re-cited to the paper that states it, or dropped when none
     does. ``papers`` are the indexed papers' names (see ``unmentioned``).
-    A clause stating a coined name that only its source holds ("evaluated
-    on GSM8K, BBH and CogBench", cosine 0.55 to the sentence listing them)
-    is held to ``named_threshold`` (default: ``threshold``): the names
-    already tie it to that source, and a short list sentence is far in
-    MiniLM from the long sentence that holds its names.
+    A clause tied to a source is held to ``named_threshold`` there
+    (default: ``threshold``): one stating a coined name that only its
+    source holds ("evaluated on GSM8K, BBH and CogBench", cosine 0.55 to the
+    sentence listing them), or one whose added words all stand in one of
+    the source's sentences (see ``_contained``). A short clause is far in
+    MiniLM from the long sentence that says it.
     """
     named_threshold = threshold if named_threshold is None else named_threshold
     valid = {e.n for e in evidence}
@@ -253,9 +284,10 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             quotes = {n: int(np.argmax(v)) for n, v in sims.items()}
             said = _salient(text) | {g for g, pattern in echoed if pattern.search(text)}
             own = said - asked
+            coined = any(not item[0].isdigit() for item in own - plain)
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
                                [{n for n in valid if item in known[n]} for item in own],
-                               any(not item[0].isdigit() for item in own - plain)))
+                               valid if coined else {e.n for e in evidence if _contained(text, question, e, evidence)}))
         for n in valid:  # what the UI shows: the sentence's best match in each source
             best = max(parts, key=lambda p: p.scores[n])
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
@@ -272,7 +304,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.scores.clear()  # nothing to hold it to: unjudged, its citations stand as written
             claim.quotes.clear()
             continue
-        picked = [_check(p, claim.cited, valid, min(bar, named_threshold) if p.coined else bar) for p in parts]
+        picked = [_check(p, claim.cited, valid, bar, named_threshold) for p in parts]
         if any(p is None for p in picked):
             claim.status = "unsupported"
             continue

@@ -97,8 +97,8 @@ _COUNTED = re.compile(r"(?<![\w.,])\d[\d,.]*\+?%?(?:\s+[^\s\d][^\s]*){1,4}")
 _NAME = re.compile(r"\b(?=\w*[A-Z]\w*[A-Z])\w+|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])\w{2,}")
 #: Words kept before the aspect's word in a clause cut to a value's length.
 _LEAD_WORDS = 5
-#: Where a sentence's clauses part: punctuation and brackets.
-_CLAUSE = re.compile(r"\s*[,;:()\[\]]\s*|\s+[\u2013\u2014-]+\s+")
+#: Where a sentence's clauses part: punctuation and brackets, not the comma of "60,000".
+_CLAUSE = re.compile(r"\s*(?:,(?!\d{3}\b)|[;:()\[\]])\s*|\s+[\u2013\u2014-]+\s+")
 _NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
                    re.IGNORECASE)
 
@@ -360,8 +360,8 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
     for clause in _CLAUSE.split(quote):
         words = clause.split()
         hits = [j for j, word in enumerate(words) if says(word)]
-        if not hits:
-            continue
+        if not hits or len(hits) == len(words):
+            continue  # no word of the aspect, or nothing but them ("However," for the problem)
         start = max(0, min(hits[0] - _LEAD_WORDS, len(words) - settings.value_words))
         words = words[start: start + settings.value_words]
         return " ".join(words).strip(" .,;:") or None

@@ -196,10 +196,11 @@ class AnswerSettings(Section):
         default=0.55, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence."
     )
     named_support_threshold: float = Field(
-        default=0.4, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence that "
-                                              "states a coined name only that source holds (\"evaluated on GSM8K "
-                                              "and BBH\"): the name ties it to the source (chosen on dev: 4 facts "
-                                              "kept that 0.55 dropped, no wrong sentence let in).")
+        default=0.4, ge=-1, le=1, description="Cosine at which a source sentence supports an answer sentence tied "
+                                              "to that source: it states a coined name only that source holds "
+                                              "(\"evaluated on GSM8K and BBH\"), or every word it adds to the "
+                                              "question stands in one sentence of it (chosen on dev: 4 facts kept "
+                                              "that 0.55 dropped, no wrong sentence let in).")
     extractive_sentences: int = Field(default=2, ge=1, le=10, description="Sentences quoted as the answer when the "
                                                                           "model gives none: enough to answer, few "
                                                                           "enough to read.")

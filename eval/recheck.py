@@ -16,6 +16,7 @@ The run must be of today's retrieval and prompts: evidence is selected
 again, and the model's reply is only valid for the prompt it was given.
 
     python eval/recheck.py --split dev eval/results/.cache-dev-<model>-<prompts>-<date>.jsonl
+    python eval/recheck.py --gold FILE DIR/.cache-FILE-…jsonl
 """
 
 from __future__ import annotations
@@ -45,26 +46,29 @@ def _value(metrics: dict[str, Any], key: str | tuple[str, str]) -> Any:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("cache", type=Path, help="an eval cache (eval/results/.cache-SPLIT-…jsonl)")
-    parser.add_argument("--split", choices=["dev", "test"], required=True, help="the split the cache is of")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--split", choices=["dev", "test"], help="the split the cache is of")
+    which.add_argument("--gold", type=Path, help="or the gold file the run answered (`eval --gold FILE`)")
     parser.add_argument("--storage", type=Path, default=Path("storage/eval-seeds"),
                         help="the index of the 38 seed papers the run answered from (eval's own)")
     args = parser.parse_args()
-    gold = load_gold(GOLD / f"{args.split}.jsonl")
+    gold_path = args.gold or GOLD / f"{args.split}.jsonl"
+    gold = load_gold(gold_path)
     done: dict[str, dict[str, Any]] = {}
     for line in args.cache.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         done.setdefault(row["id"], {}).update(row)
     missing = [q.id for q in gold if "answer" not in done.get(q.id, {})]
     if missing:
-        raise SystemExit(f"error: the cache has no answer for {len(missing)} questions of {args.split} "
-                         f"(e.g. {missing[0]}): run `paper-assistant eval --split {args.split}` to the end first.")
+        raise SystemExit(f"error: the cache has no answer for {len(missing)} questions of {gold_path.name} "
+                         f"(e.g. {missing[0]}): run `paper-assistant eval` on it to the end first.")
     rows = [done[q.id] for q in gold]
     settings = Settings.load(storage=args.storage)
     assistant = Assistant(settings, index=PaperIndex(settings))
     again, checked = rechecked(assistant, rescored(rows, gold), gold)
     columns = {"as run": answer_metrics(rows, gold), "rescored": answer_metrics(rescored(rows, gold), gold),
                "rechecked": answer_metrics(again, gold)}
-    print(f"{args.split}: {len(rows)} questions, {checked} single-question replies checked again")
+    print(f"{gold_path.stem}: {len(rows)} questions, {checked} single-question replies checked again")
     print("| metric | " + " | ".join(columns) + " |")
     print("|---|" + "---|" * len(columns))
     for label, key in SHOWN:

@@ -573,6 +573,41 @@ def test_a_sentence_stating_its_sources_coined_names_is_kept_below_the_usual_cos
     assert run(strict.ask(question))[1].quoted  # the usual bar alone drops it for a quote
 
 
+def test_a_clause_whose_added_words_stand_in_one_source_sentence_is_kept(assistant: Assistant,
+                                                                       server: ScriptedOpenAI) -> None:
+    """"The subjects were recorded from human and non-human primates" is
+    0.43 in MiniLM from SPINT's "…covering continuous motor decoding tasks
+    in human and non-human primates": every word it adds to the question
+    stands in that sentence, so it is supported there."""
+    server.reply("SPINT was tested on three multi-session datasets from the FALCON Benchmark [1]. "
+                 "The subjects were recorded from human and non-human primates.")
+    server.judgement = 0.9
+    result = run(assistant.ask("how many datasets from FALCON was SPINT tested on, and which kinds of subjects "
+                               "were they recorded from?"))[1]
+    assert "recorded from human and non-human primates [1]." in result.answer
+    assert not result.to_json()["unsupported"]
+    server.reply("SPINT was tested on three multi-session datasets from the FALCON Benchmark [1]. "
+                 "The subjects were not recorded from human and non-human primates.")
+    server.judgement = 0.9
+    result = run(assistant.ask("how many datasets from FALCON was SPINT tested on, and which kinds of subjects "
+                               "were they recorded from?"))[1]
+    assert "primates" not in result.answer  # a negation the sentence does not make is no restatement
+
+
+def test_a_clause_describing_one_paper_with_anothers_words_is_not_kept(assistant: Assistant,
+                                                                      server: ScriptedOpenAI) -> None:
+    """"22 demographic groups" stands in the opinions paper, but "AI debate"
+    and "biased judges" are the other paper's: not supported by either."""
+    question = ("The study on AI debate with biased judges and the study probing LLMs' internal knowledge of human "
+                "opinions both involve groups of people: which groups does each consider?")
+    opinions = "Study to probe LLMs' internal knowledge"
+    server.reply(lambda body: f"The study on AI debate with biased judges considers 22 demographic groups "
+                              f"[{source_number(body, opinions)}].")
+    server.judgement = 0.9
+    result = run(assistant.ask(question))[1]
+    assert "AI debate with biased judges considers" not in result.answer
+
+
 def test_quotable_needs_a_number_for_an_amount_and_no_name_the_abstracts_lack() -> None:
     reve = Paper("p", "k", "We pretrain REVE on over 60,000 hours of EEG data. It has a 4D positional encoding.",
                  "", "s", name="REVE")

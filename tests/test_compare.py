@@ -187,6 +187,12 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
               "learning task of animal action recognition and provides a rich resource."),
      "pose-shape representations into the learning task of animal action recognition and provides"),
     ("subjects", "We pretrain on 60,000 hours of EEG data from 92 datasets.", None),  # no clause names it
+    # "60,000" is one number, not two clauses
+    ("data", "We pretrain REVE on over 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects.",
+     "pretrain REVE on over 60,000 hours of EEG data from 92 datasets"),
+    # a clause that is only the cue word states nothing: the next one is the problem
+    ("problem addressed", "However, the gap between the two representations leads to convergence inconsistency.",
+     "the gap between the two representations leads to convergence inconsistency"),
 ])
 def test_a_clause_naming_the_aspect_is_the_value_the_model_did_not_give(aspect: str, quote: str,
                                                                          value: str | None) -> None:
