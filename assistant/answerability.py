@@ -67,12 +67,19 @@ DETAILS = (
     _detail("sampling temperature", r"\b(?:sampling|decoding|softmax) temperature\b|\btemperature (?:setting|value)\b",
             r"\btemperature\b"),
     _detail("random seeds", r"\b(?:random )?seeds?\b|随机种子", r"\bseeds?\b"),
-    _detail("author affiliations", r"\buniversit(?:y|ies)\b|\binstitutions?\b|\baffiliations?\b|哪(?:所|个)大学|机构",
-            r"\buniversit|\binstitut|\baffiliat|\blaborator"),
+    _detail("authors", r"\bwho (?:are|were|is|was) (?:the |its )?authors?\b|\bwho wrote\b|\bauthors'? names\b|"
+            r"作者是谁|作者有哪些|谁写的", r"\bauthor(?:s|ed)?\b"),
+    _detail("author affiliations", r"\buniversit(?:y|ies)\b|\binstitutions?\b|\baffiliations?\b|"
+            r"\b(?:what|which) (?:lab|laboratory|company)\b|哪(?:所|个)大学|机构|实验室",
+            r"\buniversit|\binstitut|\baffiliat|\blaborator|\blabs?\b|\bcompany\b"),
+    _detail("parameter count", r"\b(?:how many|number of) (?:trainable )?(?:parameters|params|weights)\b|"
+            r"\bparameter count\b|\bmodel size\b|\b(?:millions|billions) of (?:parameters|params|weights)\b|"
+            r"参数量|多少(?:个)?参数", r"\bparam(?:eter)?s\b|\bweights\b|\bmodel sizes?\b"),
     _detail("funding", r"\bfund(?:ed|ing|er|ers)\b|\bgrants?\b|资助", r"\bfund(?:ed|ing|s)?\b|\bgrants?\b"),
     _detail("licence", r"\blicen[cs]e[sd]?\b|许可证", r"\blicen[cs]"),
-    _detail("hyperparameters", r"\bhyper-?parameters?\b|\bweight decay\b|\bdropout (?:rate|probability)\b|超参数",
-            r"\bhyper-?parameter|\bweight decay\b|\bdropout\b"),
+    _detail("hyperparameters", r"\bhyper-?parameters?\b|\bweight decay\b|\bdropout (?:rate|probability)\b|"
+            r"\blora rank\b|\brank (?:of|for) (?:the |each |its )?\w*-?lora|超参数",
+            r"\bhyper-?parameter|\bweight decay\b|\bdropout\b|\brank\b"),
     _detail("privacy budget", r"\bprivacy budget\b|\bepsilon\b|ε", r"\bprivacy budget\b|\bepsilon\b|ε"),
 )
 

@@ -28,7 +28,7 @@ from typing import Any
 from llama_index.core.llms import ChatMessage, MessageRole
 from tqdm import tqdm
 
-from assistant import compare, intent, prompts
+from assistant import answerability, compare, intent, prompts
 from assistant.answer import Assistant, Draft, Final, Routed, language_of
 from assistant.citations import markers as cited_numbers
 from assistant.citations import placeholders
@@ -307,23 +307,29 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
     the model's cached reply and P(yes): a change of the checking step
     measured on a whole split in seconds, the model's noise left out.
     Evidence is selected again (``prepare_ask``), so the run must be of
-    today's retrieval. Rows of other paths, refusals the model was asked
-    to overrule by copying a sentence, and questions the evidence rules
-    refused are kept as cached. Returns the rows and how many were checked again."""
+    today's retrieval; a question today's evidence rules refuse is refused
+    (no model needed). Rows of other paths, refusals the model was asked
+    to overrule by copying a sentence, and questions the rules refused in
+    the run but no longer do are kept as cached. Returns the rows and how
+    many were checked again."""
     by_id = {q.id: q for q in gold}
     key_of = {p.paper_id: p.key for p in assistant.index.corpus.papers}
+    names = assistant.index.corpus.lexical.names
     out, checked = [], 0
     for row in rows:
         q = by_id[row["id"]]
         route = intent.route(q.question, assistant.index.corpus.lexical.named)
-        if (row.get("route") != "ask" or route.kind != "ask" or route.each or route.metadata or row["error"]
-                or not row["model_text"] or refused_outright(row["model_text"])):
+        if row.get("route") != "ask" or route.kind != "ask" or route.each or route.metadata or row["error"]:
             out.append(row)
             continue
         scope, evidence, _ = assistant.prepare_ask(q.question, keywords=route.keywords)
-        result = finalize("ask", q.question, scope.query, row["model_text"], evidence, assistant.checks,
-                          verdict=row["verdict"], quote_refusal=route.keywords,
-                          papers=assistant.index.corpus.lexical.names)
+        refused = answerability.missing(q.question, evidence, assistant.settings.answer.unrelated_below, names)
+        if not refused and (not row["model_text"] or refused_outright(row["model_text"])):
+            out.append(row)  # the model's reply is needed, or its copied sentence
+            continue
+        result = finalize("ask", q.question, scope.query, "" if refused else row["model_text"], evidence,
+                          assistant.checks, verdict=None if refused else row["verdict"],
+                          quote_refusal=route.keywords and not refused, papers=names)
         result.extra["prompt_tokens"] = row["prompt_tokens"]
         out.append(row | _row(q, "ask", draft_of(evidence, assistant.settings.answer), result, key_of))
         checked += 1

@@ -17,6 +17,7 @@ again, and the model's reply is only valid for the prompt it was given.
 
     python eval/recheck.py --split dev eval/results/.cache-dev-<model>-<prompts>-<date>.jsonl
     python eval/recheck.py --gold FILE DIR/.cache-FILE-…jsonl
+    python eval/recheck.py --split dev CACHE_OF_THE_RUN CACHE_OF_QUESTIONS_ADDED_SINCE
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _value(metrics: dict[str, Any], key: str | tuple[str, str]) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("cache", type=Path, help="an eval cache (eval/results/.cache-SPLIT-…jsonl)")
+    parser.add_argument("cache", type=Path, nargs="+",
+                        help="eval caches (eval/results/.cache-SPLIT-…jsonl); a later one's rows win")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--split", choices=["dev", "test"], help="the split the cache is of")
     which.add_argument("--gold", type=Path, help="or the gold file the run answered (`eval --gold FILE`)")
@@ -55,9 +57,10 @@ def main() -> None:
     gold_path = args.gold or GOLD / f"{args.split}.jsonl"
     gold = load_gold(gold_path)
     done: dict[str, dict[str, Any]] = {}
-    for line in args.cache.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        done.setdefault(row["id"], {}).update(row)
+    for cache in args.cache:
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            done.setdefault(row["id"], {}).update(row)
     missing = [q.id for q in gold if "answer" not in done.get(q.id, {})]
     if missing:
         raise SystemExit(f"error: the cache has no answer for {len(missing)} questions of {gold_path.name} "

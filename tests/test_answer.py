@@ -351,6 +351,9 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("How does REVE compare with GPT-4 on ImageNet?", "no abstract found mentions GPT-4"),
     ("SPINT 在 SVHN 上的准确率是多少？", "no abstract found mentions SVHN"),
     ("What learning rate did REVE use, and how does it do on MNIST?", "learning rate; no abstract found mentions MNIST"),
+    ("who are the authors behind SPINT, and what lab do they work in?", "the authors or the author affiliations"),
+    ("roughly how big is HEIST as a model - tens or hundreds of millions of weights?", "the parameter count"),
+    ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -370,7 +373,19 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     assert not result.abstained and "unanswerable" not in result.extra and server.requests
 
 
-def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI) -> None:
+@pytest.mark.parametrize("question", [
+    "In which epoch does the alignment between vision networks crystallize?",
+    "How many parameters does the largest model of mouse visual cortex scaling have?",  # "1M–300M parameters"
+    "in the AI debate experiment, what was the biggest accuracy jump, and for which group of people?",
+])
+def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI,
+                                                       question: str) -> None:
+    server.reply(f"{SPINT_FACT} [1].")
+    run(assistant.ask(question))
+    assert server.requests  # asked, not refused by the rules
+
+
+def test_a_detail_an_abstract_states_is_answered(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(lambda body: "Nearly all eventual alignment crystallizes within the first epoch "
                               f"[{source_number(body, 'Large-scale audit of convergent learning')}].")
     result = run(assistant.ask("In which epoch does the alignment between vision networks crystallize?"))[1]
