@@ -416,6 +416,8 @@ def _print_answer(result: Any, streamed: str) -> None:
 
         print(f"(Filter from the question: {describe(result.extra['filter'])}; --no-question-filters searches "
               "every paper.)")
+    if not result.sources:
+        return  # nothing found to list: no heading over nothing
     heading = "Closest papers:" if result.abstained else "References:"
     print(f"\n{heading}")
     for s in result.sources:

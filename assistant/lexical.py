@@ -118,6 +118,10 @@ class LexicalIndex:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return self._bm25.get_scores(tokens)
 
+    def unknown(self, words: list[str]) -> list[str]:
+        """The ``tokenize``d ``words`` that no indexed paper uses."""
+        return [w for w in words if w not in self._bm25.vocab_dict]
+
     def named(self, query: str) -> list[int]:
         """Positions of papers whose method name the query states verbatim,
         in the order the query names them (so "CSBrain and REVE" answers

@@ -23,10 +23,16 @@ from assistant.errors import InputError
 from assistant.filters import parse_filters
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex, venue_matches
+from assistant.lexical import tokenize
 from assistant.mentions import question_names, unmentioned
 from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
+#: Words of a chat message that name no topic ("any papers here on …, pls"), stemmed as the index is.
+_CHAT_WORDS = frozenset(tokenize(
+    "pls please quick quickly brief briefly here any anything something stuff say says like etc tell me us give show "
+    "overview summary summarize summarise big main some lot lots kind kinds sort thing things did does do doing "
+    "venue venues publish published conference conferences when year"))
 
 
 @dataclass(frozen=True)
@@ -167,9 +173,18 @@ class PaperRetriever(BaseRetriever):
         half the score and no cosine: MiniLM knows no such name, so the one
         paper that uses it was far off in meaning (dev topic recall 0.801 →
         0.851 at 38 papers, 0.536 → 0.569 at 6k over dev's 30 answerable topic
-        and list questions; its unanswerable ones list what they did)."""
+        and list questions; its unanswerable ones list what they did).
+        A topic most of whose words (at least two) no indexed paper uses
+        ("stock price or financial time series forecasting", "robot arm
+        grasping") lists only papers it names: the nearest papers are
+        about its one common word ("forecasting")."""
         pool = self.search(query, k=3 * most, venue=venue, year=year)
-        papers = self.index.corpus.lexical.names
+        lexical = self.index.corpus.lexical
+        words = [w for w in dict.fromkeys(tokenize(query)) if w not in _CHAT_WORDS]
+        absent = lexical.unknown(words)
+        if len(absent) >= 2 and 2 * len(absent) >= len(words):
+            return [h for h in pool if h.named]
+        papers = lexical.names
         asked = question_names(query, papers)  # parsed once, not per paper of the pool
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))]

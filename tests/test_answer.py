@@ -441,6 +441,18 @@ def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, serv
     assert server.requests == []
 
 
+def test_a_topic_whose_words_no_paper_uses_lists_none(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """POCO forecasts neural activity: "forecasting" made it the nearest
+    paper to stock-price forecasting. Most of that topic's words ("stock",
+    "price", "financial") are in no indexed paper, so nothing is listed;
+    forecasting alone still finds POCO."""
+    result = run(assistant.respond("any papers here on stock price or financial time series forecasting?"))[1]
+    assert result.abstained and result.citations == [] and result.sources == []
+    result = run(assistant.respond("any papers here on time series forecasting?"))[1]
+    assert "POCO" in {c["title"] for c in result.citations}
+    assert server.requests == []
+
+
 def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
     result = run(assistant.respond("permutation invariant neural population decoding"))[1]

@@ -24,6 +24,14 @@ def env_for(server: ScriptedOpenAI, settings: Settings) -> dict[str, str]:
             "PAPER_ASSISTANT_REQUEST_TIMEOUT": "3"}
 
 
+def test_a_list_of_nothing_has_no_heading_over_nothing(server: ScriptedOpenAI, seed_settings: Settings) -> None:
+    result = run_cli("ask", "any papers here on stock price or financial time series forecasting?",
+                     env=env_for(server, seed_settings))
+    assert result.returncode == 0, result.stderr
+    assert "Reading: no matching papers" in result.stdout and prompts.REFUSAL in result.stdout
+    assert "Closest papers:" not in result.stdout and server.requests == []
+
+
 def test_ask_json_and_markdown(server: ScriptedOpenAI, seed_settings: Settings, tmp_path: Path) -> None:
     server.set_default(lambda body: f"REVE was pretrained on over 60,000 hours of EEG data [{source_number(body, 'REVE')}].")
     out = tmp_path / "answer.md"
