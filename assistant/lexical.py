@@ -81,6 +81,20 @@ class LexicalDoc:
         return keys
 
 
+def _one_typo(a: str, b: str) -> bool:
+    """``a`` is ``b`` with one letter changed, added, dropped, or two
+    neighbours swapped, the first letter kept."""
+    if a[:1] != b[:1] or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                   and a[diff[1]] == b[diff[0]])
+    short, long = sorted((a, b), key=len)
+    i = next((i for i, (x, y) in enumerate(zip(short, long)) if x != y), len(short))
+    return short[i:] == long[i + 1:]
+
+
 class LexicalIndex:
     """BM25 over paper texts, plus a map from method names to papers."""
 
@@ -119,8 +133,12 @@ class LexicalIndex:
         return self._bm25.get_scores(tokens)
 
     def unknown(self, words: list[str]) -> list[str]:
-        """The ``tokenize``d ``words`` that no indexed paper uses."""
-        return [w for w in words if w not in self._bm25.vocab_dict]
+        """The ``tokenize``d ``words`` that no indexed paper uses, nor a
+        word one typo away ("netwroks" is "networks"; only for stems of
+        seven letters or more, as shorter ones are other words a letter
+        apart: "robot", "root")."""
+        vocab = self._bm25.vocab_dict
+        return [w for w in words if w not in vocab and (len(w) < 7 or not any(_one_typo(w, v) for v in vocab))]
 
     def named(self, query: str) -> list[int]:
         """Positions of papers whose method name the query states verbatim,

@@ -19,6 +19,7 @@ from assistant.answerability import quotable
 from assistant.citations import placeholders
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
+from assistant.lexical import tokenize
 from assistant.mentions import unmentioned
 from assistant.papers import Paper, load_papers, seed_files
 from assistant.settings import Settings
@@ -451,6 +452,8 @@ def test_a_topic_whose_words_no_paper_uses_lists_none(assistant: Assistant, serv
     result = run(assistant.respond("any papers here on time series forecasting?"))[1]
     assert "POCO" in {c["title"] for c in result.citations}
     assert server.requests == []
+    # a typo is no unknown word ("netwroks", "architecures"); a short word a letter from another is
+    assert assistant.index.corpus.lexical.unknown(tokenize("netwroks architecures robot stock")) == ["robot", "stock"]
 
 
 def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, server: ScriptedOpenAI) -> None:
