@@ -219,24 +219,37 @@ def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, low
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
-def _contained(text: str, question: str, e: Evidence, evidence: list[Evidence]) -> bool:
-    """Every word the clause adds to the question (at least two) stands in
-    one sentence of the source, and the clause negates only where that
-    sentence does: "The subjects were recorded from human and non-human
-    primates" for "…which kinds of subjects…?" is the source's "…in human
-    and non-human primates", at cosine 0.43 to it. Not when the clause
-    uses a word that only another shown paper uses: "the study on AI
-    debate … considers 22 demographic groups" describes the debate paper
-    with the other paper's figure."""
+@dataclass(frozen=True)
+class _Words:
+    """A source's stemmed words, tokenized once per answer checked: its
+    abstract's, and each sentence's with whether it negates."""
+
+    abstract: frozenset[str]
+    sentences: tuple[tuple[frozenset[str], bool], ...]
+
+    @classmethod
+    def of(cls, e: Evidence) -> _Words:
+        return cls(frozenset(tokenize(e.paper.abstract)),
+                   tuple((frozenset(tokenize(s)), bool(_NEGATION.search(s))) for s in e.sentences))
+
+
+def _contained(text: str, asked: set[str], words: dict[int, _Words]) -> set[int]:
+    """The sources in one sentence of which every word the clause adds to
+    the question (``asked``, at least two words) stands, the clause
+    negating only where that sentence does: "The subjects were recorded
+    from human and non-human primates" for "…which kinds of subjects…?" is
+    the source's "…in human and non-human primates", at cosine 0.43 to it.
+    Not a source when the clause uses a word that only another shown paper
+    uses: "the study on AI debate … considers 22 demographic groups"
+    describes the debate paper with the other paper's figure."""
     said = set(tokenize(text))
-    words = said - set(tokenize(question))
-    if len(words) < 2:
-        return False
-    own = set(tokenize(e.paper.abstract))
-    if any(said - own & set(tokenize(o.paper.abstract)) for o in evidence if o is not e):
-        return False
+    added = said - asked
+    if len(added) < 2:
+        return set()
     negates = bool(_NEGATION.search(text))
-    return any(words <= set(tokenize(s)) and negates == bool(_NEGATION.search(s)) for s in e.sentences)
+    return {n for n, own in words.items()
+            if not any((said - own.abstract) & other.abstract for m, other in words.items() if m != n)
+            and any(added <= sentence and negates == negated for sentence, negated in own.sentences)}
 
 
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
@@ -268,6 +281,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     echoed = [(g, re.compile(rf"(?<![\w-]){re.escape(g)}(?![\w-])", re.IGNORECASE)) for g in guessed]
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     plain = _salient(" ".join(f"{e.paper.name} {e.paper.venue}" for e in evidence))  # naming a paper ties nothing
+    question_words = set(tokenize(question))
     claims = split_claims(answer, valid, {e.n: e.paper.name for e in evidence})
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
@@ -277,6 +291,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         return claims
     texts = [_parts(c.text, evidence) for c in checkable]
     vectors = iter(embedder.embed([t for parts in texts for t in parts]))
+    source_words = {e.n: _Words.of(e) for e in evidence}
     for claim, part_texts in zip(checkable, texts, strict=True):
         parts = []
         for text, vector in zip(part_texts, vectors):
@@ -287,7 +302,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             coined = any(not item[0].isdigit() for item in own - plain)
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
                                [{n for n in valid if item in known[n]} for item in own],
-                               valid if coined else {e.n for e in evidence if _contained(text, question, e, evidence)}))
+                               valid if coined else _contained(text, question_words, source_words)))
         for n in valid:  # what the UI shows: the sentence's best match in each source
             best = max(parts, key=lambda p: p.scores[n])
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
