@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
@@ -27,7 +27,7 @@ from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
-from assistant.finalize import Checks, draft_of, finalize, quote_of, quoted, refused_outright, source_json
+from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, refused_outright, source_json
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.mentions import naming_sentence, question_names
@@ -93,7 +93,8 @@ def _messages(content: str) -> list[ChatMessage]:
 @dataclass
 class _Run:
     """One answer's generation so far: the text, when its first token came,
-    the refusal verdict, the quote the model picked, the time spent in the
+    the refusal verdict, the sentence the model copied as the answer after
+    refusing (kept raw, so that ``eval/recheck.py`` can quote it again), the time spent in the
     model's queue and the failure, if any (``busy``: the queue timed out)."""
 
     start: float
@@ -101,7 +102,7 @@ class _Run:
     model: str = ""
     ttft: float | None = None
     verdict: float | None = None
-    pick: list[SentenceSupport] = field(default_factory=list)
+    copied: str | None = None
     error: str | None = None
     waited: float = 0.0
     busy: bool = False
@@ -282,9 +283,9 @@ class Assistant:
                     knobs = self.settings.answer
                     if (refused_outright(run.text[part:])
                             and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
-                        quote = self._pick(turn, prompt, [e]) or quoted([e], knobs)  # the model missed it
-                        if answerability.quotable(question, [c.text for c in quote], [e.paper],
-                                                  self.index.corpus.lexical.names):
+                        quote = overruling(question, quote_of(self._pick(turn, prompt), [e], knobs), [e], knobs,
+                                           self.index.corpus.lexical.names)  # the model missed it
+                        if quote:
                             run.text = run.text[:part] + render_claims(quote, {e.n: e.n})
         except LLMUnavailable as exc:
             run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
@@ -397,7 +398,7 @@ class Assistant:
                         run.verdict = self._verdict(turn, prompt)
                     overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
                     if refused_outright(run.text) and (quote_refusal or overruled):
-                        run.pick = self._pick(turn, prompt, evidence)
+                        run.copied = self._pick(turn, prompt)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
@@ -431,13 +432,12 @@ class Assistant:
         last line, so the server reuses everything it has evaluated."""
         return turn.yes_probability(_messages(prompt.rsplit("\n", 1)[0] + prompts.VERIFY))
 
-    def _pick(self, turn: Turn, prompt: str, evidence: list[Evidence]) -> list[SentenceSupport]:
-        """The source sentence the model picks as the answer (the prompt
-        reused up to its last line), quoted from the abstract; none if it
-        copies nothing that is there."""
-        copied = turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
-                               max_tokens=self.settings.answer.copy_tokens)
-        return quote_of(copied, evidence, self.settings.answer)
+    def _pick(self, turn: Turn, prompt: str) -> str:
+        """The source sentence the model copies as the answer (the prompt
+        reused up to its last line), as it wrote it: ``quote_of`` finds it
+        in the abstracts."""
+        return turn.complete(_messages(prompt.rsplit("\n", 1)[0] + prompts.PICK_QUOTE),
+                             max_tokens=self.settings.answer.copy_tokens)
 
     def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
                sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
@@ -445,14 +445,15 @@ class Assistant:
         """The checked answer, with its timings and the prompt size (``sent``: the user prompts)."""
         result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines,
                           allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
-                          pick=run.pick, papers=self.index.corpus.lexical.names)
+                          pick=quote_of(run.copied, evidence, self.settings.answer) if run.copied else None,
+                          papers=self.index.corpus.lexical.names)
         result.model = run.model
         result.timings = {"retrieval_ms": retrieval_ms, "wait_ms": run.waited,
                           "ttft_ms": run.ttft if run.ttft is not None else 0.0, "total_ms": _ms(run.start)}
         if run.busy:
             result.extra["busy"] = True
         tokens = self.count_prompt([prompts.SYSTEM_PROMPT, *sent]) if sent else 0
-        result.extra |= (extra or {}) | {"prompt_tokens": tokens}
+        result.extra |= (extra or {}) | {"prompt_tokens": tokens, "copied": run.copied}
         return Final(result)
 
 

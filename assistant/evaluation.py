@@ -35,7 +35,7 @@ from assistant.citations import placeholders
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
-from assistant.finalize import draft_of, finalize, is_refusal, refused_outright
+from assistant.finalize import draft_of, finalize, is_refusal, quote_of, refused_outright
 from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
 from assistant.intent import topic_of
@@ -277,6 +277,7 @@ def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: 
         # what the refusal policy needs to be calibrated offline on dev: the model's own
         # verdict, whether it answered, and what the quoted alternative (the draft) states
         "verdict": result.extra.get("verdict"), "model_answered": result.extra.get("model_answered"),
+        "copied": result.extra.get("copied"),
         "facts_in_draft": facts_found(draft, q.facts),
         "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
@@ -308,10 +309,12 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
     measured on a whole split in seconds, the model's noise left out.
     Evidence is selected again (``prepare_ask``), so the run must be of
     today's retrieval; a question today's evidence rules refuse is refused
-    (no model needed). Rows of other paths, refusals the model was asked
-    to overrule by copying a sentence, and questions the rules refused in
-    the run but no longer do are kept as cached. Returns the rows and how
-    many were checked again."""
+    (no model needed). A refusal the model was asked to overrule by copying
+    a sentence is quoted again from its cached copy (``copied``; caches
+    from before it was kept keep such rows as cached). Rows of other paths,
+    refusals today's thresholds would ask a copy for where the run did not,
+    and questions the rules refused in the run but no longer do are kept as
+    cached. Returns the rows and how many were checked again."""
     by_id = {q.id: q for q in gold}
     key_of = {p.paper_id: p.key for p in assistant.index.corpus.papers}
     names = assistant.index.corpus.lexical.names
@@ -324,16 +327,29 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
             continue
         scope, evidence, _ = assistant.prepare_ask(q.question, keywords=route.keywords)
         refused = answerability.missing(q.question, evidence, assistant.settings.answer.unrelated_below, names)
-        if not refused and (not row["model_text"] or refused_outright(row["model_text"])):
+        copied = row.get("copied")
+        if not refused and _needs_model(row, route.keywords, assistant.settings.answer.overrule_refusal):
             out.append(row)  # the model's reply is needed, or its copied sentence
             continue
         result = finalize("ask", q.question, scope.query, "" if refused else row["model_text"], evidence,
                           assistant.checks, verdict=None if refused else row["verdict"],
-                          quote_refusal=route.keywords and not refused, papers=names)
+                          quote_refusal=route.keywords and not refused, papers=names,
+                          pick=quote_of(copied, evidence, assistant.settings.answer) if copied else None)
         result.extra["prompt_tokens"] = row["prompt_tokens"]
         out.append(row | _row(q, "ask", draft_of(evidence, assistant.settings.answer), result, key_of))
         checked += 1
     return out, checked
+
+
+def _needs_model(row: dict[str, Any], keywords: bool, overrule: float) -> bool:
+    """Whether checking a cached row again needs a model call it lacks: no
+    reply, or a refusal whose copied sentence was not kept (an older cache)
+    or not asked for where today's threshold (``overrule``) would ask."""
+    if not row["model_text"]:
+        return True
+    if not refused_outright(row["model_text"]):
+        return False
+    return "copied" not in row or (row["copied"] is None and (keywords or (row["verdict"] or 0.0) >= overrule))
 
 
 def _closed_book(assistant: Assistant, q: GoldQuestion) -> dict[str, Any]:

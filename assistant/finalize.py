@@ -77,9 +77,14 @@ def refused_outright(text: str) -> bool:
 
 def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceSupport]:
     """The source sentence a model copied (``text``), quoted from the
-    abstract and cited to it; none when most of its words are not one
-    source sentence's (the model paraphrased or invented). A copy of part of
-    a sentence finds the whole: ties go to the sentence closest in length."""
+    abstract and cited to it, then that source's most relevant other shown
+    sentences (up to ``extractive_sentences`` in all); none when most of the
+    copy's words are not one source sentence's (the model paraphrased or
+    invented). A copy of part of a sentence finds the whole: ties go to the
+    sentence closest in length. The copy tells which paper answers; its
+    pick is the right sentence less often than that paper's next one adds
+    what it lacks (dev: the pick alone stated 33 of 46 facts, with the next
+    sentence 39)."""
     words = set(tokenize(text))
     best, found = (0.0, 0.0), None
     for e in evidence:
@@ -91,7 +96,20 @@ def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> l
                 best, found = score, (e, i)
     if found is None or best[0] < settings.copy_overlap:
         return []
-    return [_quote(*found)]
+    source, picked = found
+    others = [i for _, i in source.best_sentences() if i != picked][:settings.extractive_sentences - 1]
+    return [_quote(source, i) for i in [picked, *others]]
+
+
+def overruling(question: str, pick: list[SentenceSupport], evidence: list[Evidence], settings: AnswerSettings,
+               papers: Collection[str] = ()) -> list[SentenceSupport]:
+    """The quotes that replace a refusal the evidence answers: the model's
+    ``pick`` (see ``quote_of``), else the most relevant sentences; none
+    when they cannot answer (``quotable``). A pick is judged alone, not with
+    the context quoted after it: that context is not what the model chose."""
+    offered = pick or quoted(evidence, settings)
+    judged = offered[:1] if pick else offered
+    return offered if quotable(question, [c.text for c in judged], [e.paper for e in evidence], papers) else []
 
 
 @dataclass(frozen=True)
@@ -140,9 +158,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or quote_refusal
                                                     or (verdict or 0.0) >= checks.settings.overrule_refusal):
-        offered = pick or quoted(evidence, checks.settings)
-        if error or quote_refusal or quotable(question, [c.text for c in offered], [e.paper for e in evidence],
-                                              papers):
+        offered = (pick or quoted(evidence, checks.settings) if error or quote_refusal
+                   else overruling(question, pick or [], evidence, checks.settings, papers))
+        if offered:
             claims = kept = offered
     abstained = not kept and not built
     order = numbering(kept + built)

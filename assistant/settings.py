@@ -202,8 +202,10 @@ class AnswerSettings(Section):
                                               "question stands in one sentence of it (chosen on dev: 4 facts kept "
                                               "that 0.55 dropped, no wrong sentence let in).")
     extractive_sentences: int = Field(default=2, ge=1, le=10, description="Sentences quoted as the answer when the "
-                                                                          "model gives none: enough to answer, few "
-                                                                          "enough to read.")
+                                                                          "model gives none (the one it copied and "
+                                                                          "its paper's next ones, else the most "
+                                                                          "relevant): enough to answer, few enough "
+                                                                          "to read.")
     extractive_relative: float = Field(default=0.85, ge=0, le=1, description="A sentence joins that extractive "
                                                                              "answer at this share of the best "
                                                                              "one's relevance.")

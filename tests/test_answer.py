@@ -661,6 +661,25 @@ def test_after_a_refusal_the_model_picks_the_sentence_and_the_abstract_is_quoted
     assert result.quoted and result.answer.startswith("CityLens: “Based on this dataset, we define 11 prediction tasks")
     picked = server.requests[-1]["messages"][-1]["content"]
     assert picked.endswith(prompts.PICK_QUOTE.strip()) and "Question:" in picked
+    # then the paper's next most relevant sentence the model was shown, quoted too: a pick often lacks a part
+    quotes = [s["sentence"] for s in result.support]
+    assert len(quotes) == assistant.settings.answer.extractive_sentences == 2
+    second = quotes[1].removeprefix("CityLens: “").split("”")[0]
+    assert second != quotes[0] and second in result.sources[0]["evidence"] and second in result.answer
+    assert result.extra["copied"].startswith("Based on this dataset")
+
+
+def test_a_pick_that_cannot_answer_is_not_rescued_by_the_sentence_quoted_after_it(assistant: Assistant,
+                                                                                   server: ScriptedOpenAI) -> None:
+    """A "how many" question whose picked sentence states no number stays
+    refused, though the next sentence quoted with a pick would hold one."""
+    server.reply(prompts.REFUSAL)
+    server.judgement = 0.9
+    server.reply("These make CityLens the most extensive socioeconomic benchmark to date in terms of geographic "
+                 "coverage, indicator diversity, and model scale.")
+    result = run(assistant.ask("How many prediction tasks does the urban socioeconomic benchmark define?"))[1]
+    assert result.abstained and result.answer == prompts.REFUSAL
+    assert any(ch.isdigit() for ch in result.sources[0]["evidence"])
 
 
 def test_a_copy_that_is_in_no_abstract_is_not_quoted(assistant: Assistant, server: ScriptedOpenAI) -> None:

@@ -131,6 +131,15 @@ def test_answer_metrics_with_a_scripted_model(tmp_path: Path, answer_settings: S
     asked_lr = [GoldQuestion(**{**vars(gold[0]), "question": "What learning rate did SPINT use?"}), *gold[1:]]
     ruled, _ = rechecked(assistant, again, asked_lr)
     assert ruled[0]["abstained"] and ruled[0]["answer"] == prompts.REFUSAL and ruled[1:] == again[1:]
+    # a refusal overruled by the sentence the model copied is quoted again from the cached copy;
+    # a cache from before copies were kept leaves such a row as it was
+    _, evidence, _ = assistant.prepare_ask(gold[0].question)
+    copy = evidence[0].sentences[-1]
+    overruled = [again[0] | {"model_text": prompts.REFUSAL, "verdict": 0.9, "copied": copy}, *again[1:]]
+    quoted, _ = rechecked(assistant, overruled, gold)
+    assert quoted[0]["quoted"] and quoted[0]["answer"].startswith(f"{evidence[0].paper.name}: “{copy}”")
+    older = [{k: v for k, v in overruled[0].items() if k != "copied"}, *again[1:]]
+    assert rechecked(assistant, older, gold)[0][0] == older[0]
     renamed = [GoldQuestion(**{**vars(q), "facts": [f"not said|{f}" for f in q.facts]}) for q in gold]
     assert [r["facts_found"] for r in rescored(again, renamed)] == [r["facts_found"] for r in again]
     assert all(r["facts_found"] == 0 for r in rescored(again, [GoldQuestion(**{**vars(q), "facts": ["not said"]})
