@@ -121,6 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
+        self._leave_once()  # before the client can read the end: it may send its next request at once
         self.wfile.write(data)
         self.wfile.flush()
         self.close_connection = True
@@ -164,13 +165,23 @@ class _Handler(BaseHTTPRequestHandler):
             return
         body["_headers"] = {name.lower(): value for name, value in self.headers.items()}
         owner._enter()
+        self._in_flight = True
         try:
             self._chat(owner, body)
         except ConnectionError:
             owner._note_disconnect()
             raise
         finally:
-            owner._leave()
+            self._leave_once()
+
+    def _leave_once(self) -> None:
+        """This request no longer counts in ``owner.in_flight``: called just
+        before its last bytes are written, since a client that has read them
+        may release its queue place and another process's request may
+        arrive before this handler returns (counted as two at once before)."""
+        if getattr(self, "_in_flight", False):
+            self._in_flight = False
+            self.server.owner._leave()
 
     def _chat(self, owner: ScriptedOpenAI, body: dict[str, Any]) -> None:
         """One chat-completions request, counted in ``owner.in_flight``."""
@@ -260,6 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
         for piece in _pieces(text):
             self._write_event(self._chunk(body, chunk_id, {"content": piece}, None))
             time.sleep(self.server.owner.delay)
+        self._leave_once()
         self._write_event(self._chunk(body, chunk_id, {}, "stop"))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage = self._completion(body, text)["usage"]
