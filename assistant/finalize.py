@@ -81,10 +81,10 @@ def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> l
     sentences (up to ``extractive_sentences`` in all); none when most of the
     copy's words are not one source sentence's (the model paraphrased or
     invented). A copy of part of a sentence finds the whole: ties go to the
-    sentence closest in length. The copy tells which paper answers; its
-    pick is the right sentence less often than that paper's next one adds
-    what it lacks (dev: the pick alone stated 33 of 46 facts, with the next
-    sentence 39)."""
+    sentence closest in length. The copy tells which paper answers more
+    often than it is the sentence that answers, so that paper's next
+    sentence comes with it (dev: the copy alone stated 33 of 46 facts, with
+    the next sentence 39)."""
     words = set(tokenize(text))
     best, found = (0.0, 0.0), None
     for e in evidence:
@@ -158,7 +158,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         kept = []  # true sentences, but the evidence does not answer what was asked
     elif not kept and evidence and allow_quote and (error or quote_refusal
                                                     or (verdict or 0.0) >= checks.settings.overrule_refusal):
-        offered = (pick or quoted(evidence, checks.settings) if error or quote_refusal
+        offered = ((pick or quoted(evidence, checks.settings)) if error or quote_refusal
                    else overruling(question, pick or [], evidence, checks.settings, papers))
         if offered:
             claims = kept = offered

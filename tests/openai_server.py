@@ -105,6 +105,7 @@ class _Handler(BaseHTTPRequestHandler):
     client rather than a legitimate end of body."""
 
     protocol_version = "HTTP/1.1"
+    _in_flight = False  # a chat request counted in ``owner.in_flight`` until ``_leave_once``
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -179,7 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
         before its last bytes are written, since a client that has read them
         may release its queue place and another process's request may
         arrive before this handler returns (counted as two at once before)."""
-        if getattr(self, "_in_flight", False):
+        if self._in_flight:
             self._in_flight = False
             self.server.owner._leave()
 
