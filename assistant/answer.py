@@ -305,11 +305,12 @@ class Assistant:
         grid = yield from compare.tables(self.selector, papers, aspects or list(compare.DEFAULT_ASPECTS),
                                          lambda prompt, most: self.llm.complete(_messages(prompt), most),
                                          self.settings.compare)
-        evidence = compare.evidence(self.selector, grid)
-        prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
-                                        count=len(evidence), language=language_of(question))
         # every paper gets its own quoted line, even where the narrative skips it or the model refuses
-        lines = _paper_lines(compare.lines_evidence(self.selector, grid.papers, question), _quotes)
+        own = compare.lines_evidence(self.selector, grid.papers, question)
+        evidence = compare.evidence(self.selector, grid, own)
+        prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
+                                        count=len(evidence), language=language_of(question), question=question)
+        lines = _paper_lines(own, _quotes)
         yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(), lines)
 
     def conversation(self) -> Conversation:

@@ -410,13 +410,17 @@ def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str], 
     return grid
 
 
-def evidence(selector: EvidenceSelector, grid: Grid) -> list[Evidence]:
-    """Each paper as a source whose quoted sentences are its table cells: the
-    model writes the narrative from what the table shows."""
+def evidence(selector: EvidenceSelector, grid: Grid, lines: Sequence[Evidence]) -> list[Evidence]:
+    """Each paper as a source whose quoted sentences are its table cells and
+    the sentences of its own line (``lines_evidence``): the model writes the
+    narrative from what the answer shows. Without the lines' sentences a
+    question asked of each paper ("what kind of graph does each one build?")
+    went unanswered whenever no default aspect's cell held it: dev compare
+    messages had 11 of 17 facts in the narrative's sources, 14 with them."""
     hits = [Hit(p, 1.0, 1.0, True) for p in grid.papers]
     chosen = selector.select(" ".join(p.name for p in grid.papers), hits, 1, 0)
-    for p, e in enumerate(chosen):
-        e.chosen = sorted({i for row in grid.rows if (i := row[p].sentence) is not None}) or e.chosen
+    for p, (e, line) in enumerate(zip(chosen, lines, strict=True)):
+        e.chosen = sorted({i for row in grid.rows if (i := row[p].sentence) is not None} | set(line.chosen))
     return chosen
 
 
@@ -430,11 +434,15 @@ _COMPARING = frozenset(tokenize("compare comparison versus vs differ differences
 def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question: str) -> list[Evidence]:
     """Each paper's sentences for its own line in the answer: what it does
     (its "we propose" sentence) and, when the question asks something of
-    each paper ("what is each trying to predict?"), its sentence that best
-    answers that, else the sentence after "we propose", where abstracts say
-    how (the parts of the method: "REVE introduces a 4D positional
-    encoding…"). The papers' names are taken out of the question first, so
-    that no sentence wins only by naming its paper. Numbered as ``evidence``."""
+    each paper ("what is each trying to predict?"), its sentence after that
+    one that best answers it, else the sentence right after it, where
+    abstracts say how (the parts of the method: "REVE introduces a 4D
+    positional encoding…"). Sentences before "we propose" describe the field
+    and its problem: "how does each one cope when the input channels change?"
+    drew "the composition … of the recorded populations are unstable" over
+    SPINT's answer (dev comparison messages: 32 of 46 facts in the sources
+    before, 36 after). The papers' names are taken out of the question first,
+    so that no sentence wins only by naming its paper. Numbered as ``evidence``."""
     asked = question
     for paper in papers:
         for name in {paper.name, paper.title} - {""}:
@@ -443,7 +451,9 @@ def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question
     chosen = selector.select(asked if asks_each else question, [Hit(p, 1.0, 1.0, True) for p in papers], 1, 0)
     for e in chosen:
         gist = gist_sentence(e.sentences)
-        e.chosen = sorted({gist, e.chosen[0] if asks_each else min(gist + 1, len(e.sentences) - 1)})
+        after = range(gist + 1, len(e.sentences))
+        best = max(after, key=lambda i: float(e.relevance[i]), default=e.chosen[0])
+        e.chosen = sorted({gist, best if asks_each else min(gist + 1, len(e.sentences) - 1)})
     return chosen
 
 

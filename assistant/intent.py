@@ -38,6 +38,8 @@ _SUMMARY = re.compile(
     r"state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|tell me about (?:the )?"
     r"(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b|总结|概述|综述|概况|概括|梳理",
     re.IGNORECASE)
+#: "The (big) survey of …" is a paper the message asks about, not a request for one.
+_NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b", re.IGNORECASE)
 #: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
 #: behavior", "what's in here about EEG?"): a summary when the message names no paper.
 _TOPIC_CHAT = re.compile(
@@ -111,6 +113,12 @@ def topic_of(message: str) -> str:
     return topic if len(topic) >= 3 else message
 
 
+def asks_summary(message: str) -> bool:
+    """The message asks for a summary or overview ("give me a rundown of…"),
+    not about a paper that is one ("in the big survey of vision models, how…")."""
+    return bool(_SUMMARY.search(_NAMED_SURVEY.sub(" ", message)))
+
+
 def route(message: str, named: Callable[[str], list[int]]) -> Route:
     """The path for ``message``. ``named`` lists the indexed papers a text
     names verbatim (method names, ids), best first."""
@@ -124,14 +132,14 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
             return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
         if len(papers) >= 2:
             return Route("compare", "names two or more papers and asks to compare them", papers)
-    if len(papers) >= 2 and not _LIST.search(message) and not _SUMMARY.search(message):
+    if len(papers) >= 2 and not _LIST.search(message) and not asks_summary(message):
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)
     if _METADATA.search(message) and len(papers) <= 1:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
     if _LIST.search(message):
         return Route("list", "asks which papers match")
-    if _SUMMARY.search(message) or (not papers and _TOPIC_CHAT.search(message)):
+    if asks_summary(message) or (not papers and _TOPIC_CHAT.search(message)):
         return Route("summarize", "asks for a summary or overview of a topic")
     if is_keyword_query(message):
         return Route("ask", "keyword query: describes the paper it points to", papers, keywords=True)

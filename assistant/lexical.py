@@ -23,6 +23,8 @@ from assistant.naming import is_coined
 _WORD = re.compile(r"[0-9a-z\u00c0-\u024f]+(?:[-'][0-9a-z\u00c0-\u024f]+)*")
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # it sets itself to DEBUG on import
 _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
+#: A link in an abstract ("github.com/camlab-ethz/rigno"): its words are no ordinary words.
+_LINK = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|edu|ai)/\S*", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
 STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
@@ -103,7 +105,9 @@ class LexicalIndex:
         self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
         corpus = [tokenize(d.text(name_weight)) or ["_empty_"] for d in docs]
         self._bm25.index(corpus, show_progress=False)
-        lower_words = {w for d in docs for w in _LOWER_WORD.findall(d.abstract)}
+        # words the abstracts use in lower case, links left out: "rigno" in RIGNO's code link
+        # is no word, and a user typing "rigno" means the paper
+        lower_words = {w for d in docs for w in _LOWER_WORD.findall(_LINK.sub(" ", d.abstract))}
         self.names: dict[str, list[int]] = {}
         for i, doc in enumerate(docs):
             for key in doc.identity_keys(lower_words):

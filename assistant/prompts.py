@@ -84,7 +84,8 @@ COMPARE = """<sources>
 {sources}
 </sources>
 
-Compare these {count} papers ({papers}); a quoted line per paper is shown below your text. Write in {language}: three to five sentences on what they share and their key differences in problem, approach, data and results. Cite the paper's number after each sentence; a sentence about one paper cites that paper only. Skip what an abstract does not say."""
+Request: {question}
+Compare these {count} papers ({papers}); a quoted line per paper is shown below your text. Write in {language}: three to five sentences that answer the request, on what they share and their key differences in problem, approach, data and results. Cite the paper's number after each sentence; a sentence about one paper cites that paper only. Skip what an abstract does not say."""
 
 #: One table cell's short value, copied from the quote (the caller drops a
 #: value its quote does not hold). One cell per request: asked for several

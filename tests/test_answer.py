@@ -316,6 +316,22 @@ def test_another_papers_fact_under_a_papers_name_is_removed(assistant: Assistant
     assert result.to_json()["unsupported"] == [first["sentence"]]
 
 
+def test_another_papers_finding_under_a_papers_name_is_removed_without_a_number(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """No number or coined name gives it away: the sentence restates HEIST's
+    sentence under DeepSADR's name and cites DeepSADR. It is nearer HEIST's
+    sentence than any of DeepSADR's, so it is removed and counted as mixed up."""
+    mixed = ("DeepSADR builds a spatial cell graph and each cell is represented by its lower level "
+             "gene co-expression network graph [1].")
+    own = "HEIST is a hierarchical graph transformer foundation model for spatial transcriptomics and proteomics [2]."
+    server.set_default(compare_replies({}, f"{mixed} {own}"))
+    result = run(assistant.compare("DeepSADR", "HEIST"))[1]
+    assert "DeepSADR builds a spatial cell graph" not in result.answer
+    assert "HEIST is a hierarchical graph transformer" in result.answer
+    first = result.support[0]
+    assert first["supported"] is False and first["misattributed"] is True
+    assert result.to_json()["unsupported"] == [first["sentence"]]
+
 def test_a_refusal_the_evidence_contradicts_becomes_a_quoted_answer(assistant: Assistant,
                                                                      server: ScriptedOpenAI) -> None:
     server.reply(prompts.REFUSAL)
@@ -513,6 +529,23 @@ def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refus
         [n] = re.findall(r"\[(\d+)\]$", line)
         assert result.citations[int(n) - 1]["title"] == paper
 
+
+def test_the_narrative_reads_the_sentence_that_answers_what_is_asked_of_each(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"What kind of graph does each one build?" is no default aspect: the
+    narrative is asked it, and its sources hold each paper's sentence
+    answering it (the one its line quotes) beside the table's cells."""
+    server.set_default(compare_replies({}, "They differ."))
+    events, result = run(assistant.respond("DeepSADR vs HEIST: what kind of graph does each one build?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "compare"
+    narrative = next(r["messages"][-1]["content"] for r in server.requests
+                     if "Aspect:" not in r["messages"][-1]["content"])
+    sources, asked = narrative.split("</sources>")
+    assert "Request: DeepSADR vs HEIST: what kind of graph does each one build?" in asked
+    answering = "The higher level graph is a spatial cell graph"  # HEIST's, in no default aspect's cell
+    assert answering in sources and answering in result.answer
+    assert not any(answering in c["quote"] for row in result.extra["table"] for c in row["cells"])
+    assert answering in result.sources[1]["evidence"]
 
 def test_one_question_about_two_named_papers_is_put_to_each_alone(assistant: Assistant,
                                                                   server: ScriptedOpenAI) -> None:

@@ -42,6 +42,10 @@ def named(text: str) -> list[int]:
     ("关于强化学习的论文", "summarize"),
     ("Is there anything about the learning rate in SPINT?", "ask"),
     ("What is the big picture contribution of POCO?", "ask"),
+    ("in the big survey of whether vision networks converge, how does a rotation-only map fare?", "ask"),
+    ("what does this survey of EEG models conclude?", "ask"),
+    ("give me a survey of the EEG papers", "summarize"),
+    ("survey of work on spiking networks, please", "summarize"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind

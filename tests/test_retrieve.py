@@ -21,6 +21,16 @@ def test_a_question_naming_a_method_puts_it_first(seed_retriever: PaperRetriever
     assert hits[0].paper.name == name and hits[0].named
 
 
+def test_a_name_typed_in_lower_case_is_found_though_its_code_link_uses_it(seed_retriever: PaperRetriever) -> None:
+    """RIGNO's abstract ends with its link, "github.com/camlab-ethz/rigno":
+    a word in a link is no ordinary lower-case word, so "rigno" still names it."""
+    papers, named = seed_retriever.index.corpus.papers, seed_retriever.index.corpus.lexical.named
+    assert "camlab-ethz/rigno" in next(p for p in papers if p.name == "RIGNO").abstract
+    assert [papers[i].name for i in named("rigno vs evobrain: what does the graph look like in each?")] == [
+        "RIGNO", "EvoBrain"]
+    assert seed_retriever.search("what is rigno?", k=1)[0].paper.name == "RIGNO"
+
+
 def test_compare_question_puts_both_papers_on_top(seed_retriever: PaperRetriever) -> None:
     top = {h.paper.name for h in seed_retriever.search("compare CSBrain and REVE", k=2)}
     assert top == {"CSBrain", "REVE"}
