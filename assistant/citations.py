@@ -329,9 +329,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
         # MiniLM is English-only: a cosine says nothing of a sentence in Chinese
         elsewhere = not has_cjk(claim.text) and any(_elsewhere(p, threshold) for p in parts)
-        claim.misattributed = elsewhere or bool(claim.cited) and any(
+        claim.misattributed = elsewhere or (bool(claim.cited) and any(
             p.named and not set(p.named) & set(claim.cited) or any(o and not o & set(claim.cited) for o in p.owners)
-            for p in parts)
+            for p in parts))
         if elsewhere:
             claim.status = "unsupported"  # another paper's finding under this paper's name
             continue

@@ -451,9 +451,11 @@ def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question
     chosen = selector.select(asked if asks_each else question, [Hit(p, 1.0, 1.0, True) for p in papers], 1, 0)
     for e in chosen:
         gist = gist_sentence(e.sentences)
-        after = range(gist + 1, len(e.sentences))
-        best = max(after, key=lambda i: float(e.relevance[i]), default=e.chosen[0])
-        e.chosen = sorted({gist, best if asks_each else min(gist + 1, len(e.sentences) - 1)})
+        if asks_each:
+            line = max(range(gist + 1, len(e.sentences)), key=lambda i: float(e.relevance[i]), default=e.chosen[0])
+        else:
+            line = min(gist + 1, len(e.sentences) - 1)
+        e.chosen = sorted({gist, line})
     return chosen
 
 
