@@ -27,7 +27,7 @@ from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
-from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, refused_outright, source_json
+from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.mentions import naming_sentence, question_names
@@ -281,7 +281,7 @@ class Assistant:
                     sent.append(prompt)
                     yield from self._generate(turn, prompt, run)
                     knobs = self.settings.answer
-                    if (refused_outright(run.text[part:])
+                    if (unanswered(question, run.text[part:])
                             and (self._verdict(turn, prompt) or 0.0) >= knobs.overrule_refusal):
                         quote = overruling(question, quote_of(self._pick(turn, prompt), [e], knobs), [e], knobs,
                                            self.index.corpus.lexical.names)  # the model missed it
@@ -398,7 +398,7 @@ class Assistant:
                     if mode == "ask" and not quote_refusal:
                         run.verdict = self._verdict(turn, prompt)
                     overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
-                    if refused_outright(run.text) and (quote_refusal or overruled):
+                    if unanswered(question, run.text) and (quote_refusal or overruled):
                         run.copied = self._pick(turn, prompt)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)

@@ -29,8 +29,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from assistant.crosslingual import has_cjk
 from assistant.evidence import Evidence
-from assistant.lexical import name_keys
+from assistant.lexical import name_keys, tokenize
 from assistant.mentions import unmentioned
 from assistant.papers import Paper
 
@@ -114,6 +115,32 @@ def quotable(question: str, quotes: list[str], about: list[Paper], papers: Colle
     if unmentioned(question, about, papers):
         return False
     return not _AMOUNT.search(question) or any(_NUMBER.search(q) for q in quotes)
+
+
+#: A question asking for a count or a share, which an answer must give as a number: narrower than
+#: ``_AMOUNT``, since "how does it decide how much each branch contributes?" is answered in words.
+_COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bby how much\b|\bwhat (?:percentage|fraction)\b|多少|几(?:个|种|项|位|次)",
+                    re.IGNORECASE)
+#: Words an answer adds to its question without saying anything ("Yes, … had a paper on …").
+_FILLER = frozenset(tokenize("yes no indeed paper study work abstract source article authors"))
+
+
+def responds(question: str, claims: list[str]) -> bool:
+    """Whether an answer's sentences (citation markers removed) say
+    something the question does not: not when every word they use is the
+    question's ("The hybrid CNN … besides robustness, perceptual tendency
+    gets stronger" for "… what perceptual tendency gets stronger?"), nor
+    when the question asks how many or how much and no sentence states a
+    number ("SnS was applied to biological vision" for "how many macaque
+    neurons…"). A Chinese sentence is not judged on its words: they are
+    not tokenized. Such a reply is no answer: the quoted sentences or the
+    refusal take its place, as after a refusal."""
+    if not claims:
+        return False
+    if _COUNT.search(question) and not any(_NUMBER.search(c) for c in claims):
+        return False
+    asked = set(tokenize(question)) | _FILLER
+    return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)
 
 
 def asked_details(question: str) -> list[Detail]:

@@ -35,7 +35,7 @@ from assistant.citations import placeholders
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
-from assistant.finalize import draft_of, finalize, is_refusal, quote_of, refused_outright
+from assistant.finalize import draft_of, finalize, is_refusal, quote_of, unanswered
 from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
 from assistant.intent import topic_of
@@ -240,7 +240,7 @@ def _self_cited(result: Any) -> tuple[int, int]:
     return len(lines), own
 
 
-def _run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str]) -> dict[str, Any]:
+def run_question(assistant: Assistant, q: GoldQuestion, key_of: dict[str, str]) -> dict[str, Any]:
     """One gold question through the chat front door (routed as a user's
     message is), reduced to what the metrics need."""
     start = time.perf_counter()
@@ -328,7 +328,7 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
         scope, evidence, _ = assistant.prepare_ask(q.question, keywords=route.keywords)
         refused = answerability.missing(q.question, evidence, assistant.settings.answer.unrelated_below, names)
         copied = row.get("copied")
-        if not refused and _needs_model(row, route.keywords, assistant.settings.answer.overrule_refusal):
+        if not refused and _needs_model(row, q.question, route.keywords, assistant.settings.answer.overrule_refusal):
             out.append(row)  # the model's reply is needed, or its copied sentence
             continue
         result = finalize("ask", q.question, scope.query, "" if refused else row["model_text"], evidence,
@@ -341,13 +341,14 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
     return out, checked
 
 
-def _needs_model(row: dict[str, Any], keywords: bool, overrule: float) -> bool:
+def _needs_model(row: dict[str, Any], question: str, keywords: bool, overrule: float) -> bool:
     """Whether checking a cached row again needs a model call it lacks: no
-    reply, or a refusal whose copied sentence was not kept (an older cache)
-    or not asked for where today's threshold (``overrule``) would ask."""
+    reply, or one that gave no answer (a refusal, the question said back:
+    see ``finalize.unanswered``) whose copied sentence was not kept (an
+    older cache) or not asked for where today's threshold (``overrule``) would ask."""
     if not row["model_text"]:
         return True
-    if not refused_outright(row["model_text"]):
+    if not unanswered(question, row["model_text"]):
         return False
     return "copied" not in row or (row["copied"] is None and (keywords or (row["verdict"] or 0.0) >= overrule))
 
@@ -378,7 +379,7 @@ def answer_rows(assistant: Assistant, gold: list[GoldQuestion], cache: Path, pro
             done.setdefault(row["id"], {}).update(row)
     key_of = {p.paper_id: p.key for p in assistant.index.corpus.papers}
     cache.parent.mkdir(parents=True, exist_ok=True)
-    passes = [("Answering", "answer", lambda q: _run_question(assistant, q, key_of)),
+    passes = [("Answering", "answer", lambda q: run_question(assistant, q, key_of)),
               ("Closed book", "closed_book", lambda q: _closed_book(assistant, q))]
     with cache.open("a", encoding="utf-8") as out:
         if text and not text.endswith("\n"):

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
-from assistant.answerability import quotable
+from assistant.answerability import quotable, responds
 from assistant.chunking import sentences
-from assistant.citations import SentenceSupport, attribute, numbering, render_claims, support_json
+from assistant.citations import SentenceSupport, attribute, numbering, render_claims, split_claims, support_json
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.result import AnswerResult
@@ -73,6 +73,14 @@ def refused_outright(text: str) -> bool:
     """Every sentence of the reply says the sources lack the answer (a
     partial refusal keeps its other sentences and needs no quote)."""
     return all(is_refusal(s) for s in sentences(text) or [text])
+
+
+def unanswered(question: str, text: str) -> bool:
+    """The reply refuses outright, or says nothing the question does not
+    (see ``answerability.responds``): either way the model gave no answer,
+    and the sentence it copies from the sources may stand instead."""
+    said = [c.text for c in split_claims(text, set()) if not is_refusal(c.text)]
+    return refused_outright(text) or not responds(question, said)
 
 
 def quote_of(text: str, evidence: list[Evidence], settings: AnswerSettings) -> list[SentenceSupport]:
@@ -153,6 +161,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
+    if kept and allow_quote and not responds(question, [c.text for c in kept]):
+        kept = []  # the question said back, or no number for "how many": no answer, as a refusal is none
     answered = bool(kept)
     if kept and verdict is not None and verdict < checks.settings.refuse_answer:
         kept = []  # true sentences, but the evidence does not answer what was asked

@@ -28,7 +28,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-GRID = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01]
+#: Thresholds tried, in steps of 0.05 (P(yes) of the 1.5B model spans about 0.3-0.85).
+GRID = [round(i * 0.05, 2) for i in range(21)] + [1.01]
 
 
 def load(path: Path) -> list[dict[str, Any]]:
@@ -72,7 +73,7 @@ def main() -> None:
     answerable = sum(r["answerable"] for r in rows)
     print(f"{len(rows)} ask-path questions ({answerable} answerable, {len(rows) - answerable} unanswerable)")
     print("overrule  refuse  facts  false-refusals  refusal-recall")
-    for refuse in GRID[:6]:
+    for refuse in GRID[:16]:
         for overrule in GRID:
             s = score(rows, overrule, refuse)
             print(f"{overrule:7.2f}  {refuse:6.2f}  {s['fact_coverage']:.3f}  {s['false_refusals']:14.3f}  "
