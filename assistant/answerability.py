@@ -121,6 +121,9 @@ def quotable(question: str, quotes: list[str], about: list[Paper], papers: Colle
 #: ``_AMOUNT``, since "how does it decide how much each branch contributes?" is answered in words.
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bby how much\b|\bwhat (?:percentage|fraction)\b|多少|几(?:个|种|项|位|次)",
                     re.IGNORECASE)
+#: A number in Chinese text: digits next to characters ("使用了16个数据集", where ``_NUMBER`` sees a
+#: word character before the 1) or written out ("六万小时").
+_CJK_NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万亿]")
 #: Words an answer adds to its question without saying anything ("Yes, … had a paper on …").
 _FILLER = frozenset(tokenize("yes no indeed paper study work abstract source article authors"))
 
@@ -137,7 +140,7 @@ def responds(question: str, claims: list[str]) -> bool:
     refusal take its place, as after a refusal."""
     if not claims:
         return False
-    if _COUNT.search(question) and not any(_NUMBER.search(c) for c in claims):
+    if _COUNT.search(question) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
         return False
     asked = set(tokenize(question)) | _FILLER
     return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)

@@ -1,17 +1,22 @@
 """Every prompt paper-assistant sends, and the refusal phrase.
 
 Written for small local models (0.5B-1.5B, coder-tuned): plain words,
-numbered rules, two worked examples (without them the 1.5B model refused 8 of
-14 answerable paraphrased questions; with them 3), one fixed system prompt
-that starts every request, rewrites and translations too (so the server
-reuses its evaluated prefix), and the evidence fenced as data so that text
-inside an abstract cannot pose as an instruction. Multi-paper prompts ask
-only for the synthesis: the per-paper lines are built from the abstracts.
-Rule 4 (answer each part of a question) joined on 2026-12-01: the model had
-answered "how many mice, sessions and neurons" with two of the three; on
-170 dev fact, method, paraphrase and unanswerable questions facts went
-0.722 -> 0.750 and false refusals 0.087 -> 0.039, with two more
-unanswerable questions answered (refusal recall 0.910 -> 0.881).
+numbered rules, a worked example of a paraphrased question answered with
+its numbers, one fixed system prompt that starts every request, rewrites
+and translations too (so the server reuses its evaluated prefix), and the
+evidence fenced as data so that text inside an abstract cannot pose as an
+instruction. Multi-paper prompts ask only for the synthesis: the per-paper
+lines are built from the abstracts. Rule 4 (answer each part of a
+question) joined on 2026-12-01: the model had answered "how many mice,
+sessions and neurons" with two of the three.
+
+The model is never offered the refusal (2026-12-02): told "only if no
+source answers, reply with exactly …" and shown such a reply, the 1.5B
+model refused paraphrased questions whose answer it was shown. Without it,
+the facts stated in its raw replies to the 40 fresh v9-dev questions went
+0.558 -> 0.721. Whether the abstracts hold the answer is decided from the
+evidence (``assistant.answerability``, the citation check, P(yes)); the
+refusal phrase is what the answer then says.
 """
 
 from __future__ import annotations

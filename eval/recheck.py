@@ -37,7 +37,8 @@ SHOWN: list[tuple[str, str | tuple[str, str]]] = [("required-fact coverage", "fa
          ("false refusals", "false_refusals"), ("refusal recall", ("refusal", "recall")),
          ("refusal precision", ("refusal", "precision")), ("citation precision", "citation_precision"),
          ("citation recall", "citation_recall"), ("misattributed raw sentences", "misattribution_rate"),
-         ("topic lists: gold papers listed", "topic_papers_listed"), ("quoted answers", "quoted_answers")]
+         ("topic lists: gold papers listed", "topic_papers_listed"), ("quoted answers", "quoted_answers"),
+         ("language match (answered Chinese questions)", "language_match")]
 
 
 def _value(metrics: dict[str, Any], key: str | tuple[str, str]) -> Any:

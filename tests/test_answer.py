@@ -807,18 +807,19 @@ def test_a_clause_one_source_sentence_states_whole_is_kept_whatever_its_cosine(a
 def test_names_written_in_another_form_are_the_sources_names(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """"the DNN-based method" names the abstract's DNN, and "RecSys" is the
     question's "recsys" said back: neither is a name no source holds."""
-    server.reply("The recovered rules from the DNN-based method showed that larger updates occurred following "
-                 "sequences of rewarded trials [1].")
-    server.judgement = 0.9
-    result = run(assistant.ask("that paper that figures out how mice adjust their choice strategy trial by trial, "
-                               "straight from behavior logs with a DNN: what leads to bigger updates?"))[1]
-    assert "sequences of rewarded trials [1]." in result.answer and not result.quoted
-    server.reply("In the RecSys paper, the gradient-masking trick estimates the contribution of each "
-                 "representation with mutual information [1].")
-    server.judgement = 0.9
-    result = run(assistant.ask("in that recsys paper balancing ID embeddings against the multimodal LLM side, how "
-                               "does their gradient-masking trick decide how much each branch is contributing?"))[1]
-    assert "with mutual information [1]." in result.answer and not result.quoted
+    cases = [("that paper that figures out how mice adjust their choice strategy trial by trial, straight from "
+              "behavior logs with a DNN: what leads to bigger updates?",
+              "The recovered rules from the DNN-based method showed that larger updates occurred following "
+              "sequences of rewarded trials [1].", "sequences of rewarded trials [1]."),
+             ("in that recsys paper balancing ID embeddings against the multimodal LLM side, how does their "
+              "gradient-masking trick decide how much each branch is contributing?",
+              "In the RecSys paper, the gradient-masking trick estimates the contribution of each representation "
+              "with mutual information [1].", "with mutual information [1].")]
+    for question, reply, kept in cases:
+        server.reply(reply)
+        server.judgement = 0.9
+        result = run(assistant.ask(question))[1]
+        assert kept in result.answer and not result.quoted, question
 
 
 def test_a_reply_that_says_the_question_back_is_no_answer(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -853,3 +854,6 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
                     ["It estimates each contribution with mutual information."])
     assert not responds("what perceptual tendency gets stronger?", ["Yes, the perceptual tendency gets stronger."])
     assert responds("这个模型的性能怎么变？", ["模型参数加大之后性能变好。"])  # Chinese is not judged on its words
+    assert responds("CSBrain 一共在多少个任务上做了实验？", ["CSBrain 在11个脑电任务上做了实验。"])
+    assert responds("REVE 用了多少小时的数据？", ["REVE 用了六万小时的脑电数据。"])
+    assert not responds("REVE 用了多少小时的数据？", ["REVE 用了大量的脑电数据。"])
