@@ -807,14 +807,14 @@ def test_a_clause_one_source_sentence_states_whole_is_kept_whatever_its_cosine(a
 def test_names_written_in_another_form_are_the_sources_names(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """"the DNN-based method" names the abstract's DNN, and "RecSys" is the
     question's "recsys" said back: neither is a name no source holds."""
-    cases = [("that paper that figures out how mice adjust their choice strategy trial by trial, straight from "
-              "behavior logs with a DNN: what leads to bigger updates?",
-              "The recovered rules from the DNN-based method showed that larger updates occurred following "
-              "sequences of rewarded trials [1].", "sequences of rewarded trials [1]."),
-             ("in that recsys paper balancing ID embeddings against the multimodal LLM side, how does their "
-              "gradient-masking trick decide how much each branch is contributing?",
-              "In the RecSys paper, the gradient-masking trick estimates the contribution of each representation "
-              "with mutual information [1].", "with mutual information [1].")]
+    cases = [(("that paper that figures out how mice adjust their choice strategy trial by trial, straight from "
+              "behavior logs with a DNN: what leads to bigger updates?"),
+              ("The recovered rules from the DNN-based method showed that larger updates occurred following "
+              "sequences of rewarded trials [1]."), "sequences of rewarded trials [1]."),
+             (("in that recsys paper balancing ID embeddings against the multimodal LLM side, how does their "
+              "gradient-masking trick decide how much each branch is contributing?"),
+              ("In the RecSys paper, the gradient-masking trick estimates the contribution of each representation "
+              "with mutual information [1]."), "with mutual information [1].")]
     for question, reply, kept in cases:
         server.reply(reply)
         server.judgement = 0.9
