@@ -64,7 +64,7 @@ def summary(rows: list[dict[str, Any]], gold: dict[str, GoldQuestion]) -> dict[s
     return {"facts": sum(r["facts_found"] for r in answerable) / facts,
             "facts_shown": sum(r["facts_in_evidence"] for r in answerable) / facts,
             "false_refusals": sum(r["abstained"] for r in answerable) / max(len(answerable), 1),
-            "refusal_recall": sum(r["abstained"] for r in unanswerable) / max(len(unanswerable), 1),
+            "refusal_recall": sum(r["abstained"] for r in unanswerable) / len(unanswerable) if unanswerable else None,
             "seconds_p50": statistics.median(times), "seconds_p95": times[int(0.95 * (len(times) - 1))],
             "answerable": len(answerable), "unanswerable": len(unanswerable)}
 
@@ -112,8 +112,9 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     for name, label in (("ours", "paper-assistant"), ("stock", "CitationQueryEngine, whole abstracts, top 2")):
         m = table[name]
-        print(f"| {label} | {m['facts']:.3f} | {m['facts_shown']:.3f} | {m['false_refusals']:.3f} | "
-              f"{m['refusal_recall']:.3f} | {m['seconds_p50']:.1f} / {m['seconds_p95']:.1f} |")
+        recall = "—" if m["refusal_recall"] is None else f"{m['refusal_recall']:.3f}"
+        print(f"| {label} | {m['facts']:.3f} | {m['facts_shown']:.3f} | {m['false_refusals']:.3f} | {recall} | "
+              f"{m['seconds_p50']:.1f} / {m['seconds_p95']:.1f} |")
     print(f"rows: {out}")
 
 
