@@ -186,7 +186,7 @@ class Assistant:
             return
         # a keyword query asks for the paper it points to: the top paper is the answer even when the model demurs
         yield from self._answer("ask", asked or question, scope.query, evidence, prompt, start, extra,
-                                quote_refusal=keywords)
+                                quote_refusal=keywords, identify=keywords or intent.identifies(asked or question))
 
     def prepare_ask(self, question: str, venue: str | None = None, asked: str | None = None,
                     keywords: bool = False) -> tuple[Scope, list[Evidence], str]:
@@ -383,10 +383,11 @@ class Assistant:
 
     def _answer(self, mode: str, question: str, query: str, evidence: list[Evidence], prompt: str, start: float,
                 extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
-                quote_refusal: bool = False) -> Iterator[Event]:
+                quote_refusal: bool = False, identify: bool = False) -> Iterator[Event]:
         """Sources, a quoted draft at once, the model's stream (when there is
         a ``prompt``), then the checked answer. ``lines`` are sentences built
-        by construction, placed after the model's."""
+        by construction, placed after the model's; ``identify``: the answer
+        must name the paper (see ``finalize``)."""
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, lines)
         run = _Run(start)
@@ -403,7 +404,7 @@ class Assistant:
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
         yield self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
-                          lines, quote_refusal)
+                          lines, quote_refusal, identify)
 
     def _preview(self, evidence: list[Evidence], lines: list[SentenceSupport] | None) -> Iterator[Event]:
         """What is on screen before the model's first word: the sources and
@@ -442,12 +443,12 @@ class Assistant:
 
     def _final(self, mode: str, question: str, query: str, evidence: list[Evidence], run: _Run, retrieval_ms: float,
                sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
-               quote_refusal: bool = False) -> Final:
+               quote_refusal: bool = False, identify: bool = False) -> Final:
         """The checked answer, with its timings and the prompt size (``sent``: the user prompts)."""
         result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines,
                           allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
                           pick=quote_of(run.copied, evidence, self.settings.answer) if run.copied else None,
-                          papers=self.index.corpus.lexical.names)
+                          papers=self.index.corpus.lexical.names, identify=identify)
         result.model = run.model
         result.timings = {"retrieval_ms": retrieval_ms, "wait_ms": run.waited,
                           "ttft_ms": run.ttft if run.ttft is not None else 0.0, "total_ms": _ms(run.start)}

@@ -433,11 +433,15 @@ _COMPARING = frozenset(tokenize("compare comparison versus vs differ differences
 
 def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question: str) -> list[Evidence]:
     """Each paper's sentences for its own line in the answer: what it does
-    (its "we propose" sentence) and, when the question asks something of
-    each paper ("what is each trying to predict?"), its sentence after that
-    one that best answers it, else the sentence right after it, where
+    (its "we propose" sentence), the sentence right after it, where
     abstracts say how (the parts of the method: "REVE introduces a 4D
-    positional encoding…"). Sentences before "we propose" describe the field
+    positional encoding…"), and, when the question asks something of each
+    paper ("what is each trying to predict?"), its sentence after "we
+    propose" that best answers it too. With only the best one, dev
+    comparison messages lost the answer to it whenever the next sentence
+    held it ("CSBrain vs EvoBrain, what does each use to capture
+    dependencies across time?": MiniLM ranked the sentence after the
+    answer first in both). Sentences before "we propose" describe the field
     and its problem: "how does each one cope when the input channels change?"
     drew "the composition … of the recorded populations are unstable" over
     SPINT's answer (dev comparison messages: 32 of 46 facts in the sources
@@ -451,11 +455,9 @@ def lines_evidence(selector: EvidenceSelector, papers: Sequence[Paper], question
     chosen = selector.select(asked if asks_each else question, [Hit(p, 1.0, 1.0, True) for p in papers], 1, 0)
     for e in chosen:
         gist = gist_sentence(e.sentences)
-        if asks_each:
-            line = max(range(gist + 1, len(e.sentences)), key=lambda i: float(e.relevance[i]), default=e.chosen[0])
-        else:
-            line = min(gist + 1, len(e.sentences) - 1)
-        e.chosen = sorted({gist, line})
+        after = min(gist + 1, len(e.sentences) - 1)
+        best = max(range(gist + 1, len(e.sentences)), key=lambda i: float(e.relevance[i]), default=after)
+        e.chosen = sorted({gist, after, best} if asks_each else {gist, after})
     return chosen
 
 

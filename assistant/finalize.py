@@ -137,7 +137,8 @@ def source_json(e: Evidence, n: int) -> dict[str, Any]:
 def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evidence], checks: Checks,
              error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
              verdict: float | None = None, quote_refusal: bool = False,
-             pick: list[SentenceSupport] | None = None, papers: Collection[str] = ()) -> AnswerResult:
+             pick: list[SentenceSupport] | None = None, papers: Collection[str] = (),
+             identify: bool = False) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
     ``verdict`` is P(yes) that the sources state the answer (None: not asked).
@@ -150,7 +151,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     (see ``quote_of``): quoted instead of the most similar sentences, which
     often restate the question rather than answer it. Quotes do not
     overrule a refusal they cannot answer (see ``answerability.quotable``);
-    ``papers`` are the indexed papers' names.
+    ``papers`` are the indexed papers' names. ``identify``: the question
+    asks which paper (see ``intent.identifies``), so an answer that names
+    none of its sources is led by the name of the one it cites.
     """
     built = built or []
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
@@ -172,6 +175,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
                    else overruling(question, pick or [], evidence, checks.settings, papers))
         if offered:
             claims = kept = offered
+    if identify and kept and not _names_source(kept, evidence):
+        claims = kept = [_naming_line(kept, evidence), *kept]
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
@@ -186,3 +191,23 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         extractive=error is not None, error=error, model_text=text,
         quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )
+
+
+def _names_source(kept: list[SentenceSupport], evidence: list[Evidence]) -> bool:
+    """Whether the answer names one of its sources' papers."""
+    text = " ".join(c.text for c in kept).casefold()
+    return any(name.casefold() in text for e in evidence for name in (e.paper.name, e.paper.alias) if name)
+
+
+def _naming_line(kept: list[SentenceSupport], evidence: list[Evidence]) -> SentenceSupport:
+    """The paper the answer cites first (else the top source), by name and
+    venue from its record: asked "which paper …?", the 1.5B model often
+    answered with a sentence of the abstract, or "is titled <a sentence>",
+    and never said the name (dev venue and keyword questions)."""
+    n = next((c.cited[0] for c in kept if c.cited), evidence[0].n)
+    paper = next((e.paper for e in evidence if e.n == n), evidence[0].paper)
+    if kept[0].lead == "":
+        kept[0].lead = " "
+    venue = f" ({paper.venue})" if paper.venue else ""
+    return SentenceSupport(text=f"{paper.name}{venue}.", cited=[n], status="quoted")
+

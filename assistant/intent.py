@@ -67,6 +67,18 @@ _REQUEST = re.compile(
     r"(?:(?:is|are) there )?anything|(?:the )?big picture|what do (?:we|you) have|work|research|"
     r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
     re.IGNORECASE)
+#: A question whose answer is a paper ("which ICLR 2026 paper models …?", "… - what's it called?",
+#: "did NeurIPS 2025 have a paper on …?"), not one asking about a paper it describes ("that
+#: scaling-laws paper — how many cells?"), nor "which one" of things the question lists.
+_IDENTIFY = re.compile(
+    r"\b(?:which|what) (?:(?!papers\b|studies\b|works\b|each\b|does\b|do\b|did\b|is\b|are\b|was\b|were\b)"
+    r"[\w'-]+ ){0,3}?(?:paper|study|article|submission)\b|"
+    r"\bwhat(?:'s| is) (?:it|that|this|the paper|the method|the model) called\b|\bname\s*[?？]?\s*$|"
+    r"\bthe name of (?:the|that|this) (?:paper|method|model)\b|"
+    r"\b(?:is there|do (?:we|you) have|(?:did|does|do) [\w' -]{1,30}? have) an? (?:paper|work|study)\b|"
+    r"^\s*(?:the|that) (?:[\w'-]+ ){0,4}?(?:paper|one|work|study) (?:that|which|where|on|about|with)\b[^?？]*$|"
+    r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"
+    r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|deal(?:ing)? with|"
                       r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
@@ -104,6 +116,11 @@ def is_keyword_query(message: str) -> bool:
     """A few topic words and no question ("EEG channel permutation"): the
     user wants the paper they point to."""
     return not _QUESTION.search(message) and 0 < len(message.split()) <= KEYWORD_WORDS
+
+
+def identifies(message: str) -> bool:
+    """The message asks which paper something is: its answer must name the paper."""
+    return bool(_IDENTIFY.search(message))
 
 
 def topic_of(message: str) -> str:

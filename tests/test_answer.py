@@ -525,10 +525,47 @@ def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refus
     lines = result.answer.strip().splitlines()
     assert [line.split(":")[0] for line in lines] == ["- POCO", "- NeuroPaint", "- SPINT"]
     assert "introduce POCO, a unified forecasting model" in lines[0]  # what the paper does
-    assert lines[0].count("“") == 2 and "neural forecasting" in lines[0]  # and what it predicts, as asked
+    assert lines[0].count("“") == 3 and "neural forecasting" in lines[0]  # how, and what it predicts, as asked
     for line, paper in zip(lines, ("POCO", "NeuroPaint", "SPINT"), strict=True):
         [n] = re.findall(r"\[(\d+)\]$", line)
         assert result.citations[int(n) - 1]["title"] == paper
+
+
+def test_a_line_asked_something_of_each_paper_also_quotes_the_sentence_after_we_propose(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """MiniLM ranks the sentences after the answers first ("what does each
+    use to capture dependencies across time?"): the answers are in the ones
+    right after "we propose", which each line quotes too."""
+    server.set_default(compare_replies({}, "They differ."))
+    result = run(assistant.respond("CSBrain vs EvoBrain, what does each use to capture dependencies across time?"))[1]
+    lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert "two-stream Mamba architecture" in lines["- EvoBrain"]
+    assert "Structured Sparse Attention" in lines["- CSBrain"]
+
+
+STEER_QUESTION = ("ICLR 2026 paper that models how repeated deep brain stimulation gradually changes connectivity "
+                  "- what's it called?")
+
+
+def test_asked_which_paper_an_answer_that_never_names_it_is_led_by_its_name(assistant: Assistant,
+                                                                            server: ScriptedOpenAI) -> None:
+    """The 1.5B model answered "what's it called?" with the abstract's first
+    sentence as a title: the answer is led by the cited paper's name."""
+    server.reply(lambda body: ("The ICLR 2026 paper models how long-term stimulation reshapes neural circuits by "
+                               "uncovering the rules of brain plasticity "
+                               f"[{source_number(body, 'STEER')}]."))
+    result = run(assistant.respond(STEER_QUESTION))[1]
+    assert result.answer.startswith("STEER (ICLR 2026) [1]. The ICLR 2026 paper models"), result.answer
+    assert result.citations[0]["title"] == "STEER"
+
+
+def test_an_answer_naming_the_paper_or_to_another_question_is_not_led_by_a_name(assistant: Assistant,
+                                                                               server: ScriptedOpenAI) -> None:
+    server.reply(lambda body: (f"STEER models how connectivity evolves under repeated stimulation "
+                               f"[{source_number(body, 'STEER')}]."))
+    assert run(assistant.respond(STEER_QUESTION))[1].answer.startswith("STEER models how")
+    server.reply(lambda body: f"It is a Spatial Permutation-Invariant Neural Transformer [{source_number(body, 'SPINT')}].")
+    assert run(assistant.respond("What is SPINT's architecture?"))[1].answer.startswith("It is a Spatial")
 
 
 def test_the_narrative_reads_the_sentence_that_answers_what_is_asked_of_each(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.intent import is_keyword_query, needs_context, route, topic_of
+from assistant.intent import identifies, is_keyword_query, needs_context, route, topic_of
 
 NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
 
@@ -88,3 +88,24 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
+
+
+@pytest.mark.parametrize(("message", "asks_which"), [
+    ("which ICLR 2026 paper is about a foundation model for brainwave recordings?", True),
+    ("neurips 2025 seizure detector where the electrode graph changes over time - name?", True),
+    ("ICLR 2026 paper that models deep brain stimulation - what's it called?", True),
+    ("did NeurIPS 2025 have a paper on catching deepfake faces?", True),
+    ("the ICLR 2026 predictive coding paper", True),
+    ("哪篇论文研究手语识别？", True),
+    ("which papers study EEG?", False),  # a list, routed before
+    ("How many subjects did CSBrain use?", False),
+    ("which model does CSBrain use?", False),
+    ("What is the name of the dataset used by REVE?", False),
+    ("which branch converges faster, and which one lags behind?", False),  # "one" of what it lists
+    ("that scaling-laws paper on mouse recordings — how many cells were recorded?", False),  # asks about it
+    ("what does each one predict?", False),
+    ("那个基准的两个数据集分别叫什么？", False),
+])
+def test_a_question_asking_which_paper_is_told_apart(message: str, asks_which: bool) -> None:
+    assert identifies(message) is asks_which
+
