@@ -176,6 +176,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         if offered:
             claims = kept = offered
     if identify and kept and not _names_source(kept, evidence):
+        if kept[0].lead == "":
+            kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]
     abstained = not kept and not built
     order = numbering(kept + built)
@@ -206,8 +208,5 @@ def _naming_line(kept: list[SentenceSupport], evidence: list[Evidence]) -> Sente
     and never said the name (dev venue and keyword questions)."""
     n = next((c.cited[0] for c in kept if c.cited), evidence[0].n)
     paper = next((e.paper for e in evidence if e.n == n), evidence[0].paper)
-    if kept[0].lead == "":
-        kept[0].lead = " "
     venue = f" ({paper.venue})" if paper.venue else ""
     return SentenceSupport(text=f"{paper.name}{venue}.", cited=[n], status="quoted")
-
