@@ -135,13 +135,16 @@ def responds(question: str, claims: list[str]) -> bool:
     gets stronger" for "… what perceptual tendency gets stronger?"), nor
     when the question asks how many or how much and no sentence states a
     number ("SnS was applied to biological vision" for "how many macaque
-    neurons…"). A Chinese sentence is not judged on its words: they are
+    neurons…"; a question that also asks something else, "…了解多少的那篇研究，
+    用了什么工具…？最后定位到哪类组件？", may be answered without one). A
+    Chinese sentence is not judged on its words: they are
     not tokenized. Such a reply is no answer: the quoted sentences or the
     refusal take its place, as after a refusal."""
     if not claims:
         return False
-    if _COUNT.search(question) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
-        return False
+    counts = [bool(_COUNT.search(clause)) for clause in _CLAUSES.split(question) if clause.strip()]
+    if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
+        return False  # only when every part asks a count: the answer to another part may hold no number
     asked = set(tokenize(question)) | _FILLER
     return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)
 

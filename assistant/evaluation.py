@@ -334,7 +334,8 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
         result = finalize("ask", q.question, scope.query, "" if refused else row["model_text"], evidence,
                           assistant.checks, verdict=None if refused else row["verdict"],
                           quote_refusal=route.keywords and not refused, papers=names,
-                          pick=quote_of(copied, evidence, assistant.settings.answer) if copied else None)
+                          pick=quote_of(copied, evidence, assistant.settings.answer) if copied else None,
+                          identify=route.keywords or intent.identifies(q.question))
         result.extra["prompt_tokens"] = row["prompt_tokens"]
         out.append(row | _row(q, "ask", draft_of(evidence, assistant.settings.answer), result, key_of))
         checked += 1

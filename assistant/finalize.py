@@ -24,6 +24,7 @@ from assistant.chunking import sentences
 from assistant.citations import SentenceSupport, attribute, numbering, render_claims, split_claims, support_json
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
+from assistant.mentions import says, without
 from assistant.result import AnswerResult
 from assistant.settings import AnswerSettings
 
@@ -164,6 +165,10 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
+    # asked which paper, a reply naming or citing one with only the question's words says nothing of it: a guess
+    # ("REVE." for EvoBrain's description, "The ICLR 2026 paper about … is [1].")
+    said = [c.text for c in claims if c.text and all(c is not r for r in refused)]
+    guessed = identify and bool(said) and not responds(question, [_unnamed(t, evidence) for t in said])
     if kept and allow_quote and not responds(question, [c.text for c in kept]):
         kept = []  # the question said back, or no number for "how many": no answer, as a refusal is none
     answered = bool(kept)
@@ -175,7 +180,10 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
                    else overruling(question, pick or [], evidence, checks.settings, papers))
         if offered:
             claims = kept = offered
-    if identify and kept and not _names_source(kept, evidence):
+    if guessed and (verdict is None or verdict >= checks.settings.refuse_answer):
+        kept = quoted(evidence[:1], checks.settings)  # the paper retrieval put first, named and quoted
+        claims = kept = [_naming_line(kept, evidence), *kept]
+    elif identify and kept and not _names_source(kept, evidence):
         if kept[0].lead == "":
             kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]
@@ -197,8 +205,13 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
 
 def _names_source(kept: list[SentenceSupport], evidence: list[Evidence]) -> bool:
     """Whether the answer names one of its sources' papers."""
-    text = " ".join(c.text for c in kept).casefold()
-    return any(name.casefold() in text for e in evidence for name in (e.paper.name, e.paper.alias) if name)
+    text = " ".join(c.text for c in kept)
+    return any(says(text, name) for e in evidence for name in (e.paper.name, e.paper.alias) if name)
+
+
+def _unnamed(text: str, evidence: list[Evidence]) -> str:
+    """An answer's sentence without its sources' names and venues: what it says of the paper."""
+    return without(text, [n for e in evidence for n in (e.paper.name, e.paper.alias, e.paper.venue) if n])
 
 
 def _naming_line(kept: list[SentenceSupport], evidence: list[Evidence]) -> SentenceSupport:

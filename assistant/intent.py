@@ -33,11 +33,14 @@ _LIST = re.compile(
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|哪些论文|哪几篇|有哪些|多少篇|列出",
     re.IGNORECASE)
+#: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
+_SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist)\b|"
+                 r"总结|概述|综述|概况|概括|梳理")
 _SUMMARY = re.compile(
-    r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|landscape|gist|"
-    r"state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|tell me about (?:the )?"
-    r"(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b|总结|概述|综述|概况|概括|梳理",
+    _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
+    r"tell me about (?:the )?(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b",
     re.IGNORECASE)
+_SUMMARY_ASKED = re.compile(_SUMMARY_WORD, re.IGNORECASE)
 #: "The (big) survey of …" is a paper the message asks about, not a request for one.
 _NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b", re.IGNORECASE)
 #: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
@@ -154,7 +157,7 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
                      papers, each=True)
     if _METADATA.search(message) and len(papers) <= 1:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
-    if _LIST.search(message):
+    if _LIST.search(message) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", message)):
         return Route("list", "asks which papers match")
     if asks_summary(message) or (not papers and _TOPIC_CHAT.search(message)):
         return Route("summarize", "asks for a summary or overview of a topic")

@@ -22,6 +22,25 @@ _NAME = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?
 _VENUES = frozenset(v.casefold() for v in KNOWN_VENUES)
 
 
+def _as_word(name: str) -> str:
+    """``name`` as a word of its own, plural, possessive or hyphenated ("LLMs",
+    "REVE's", "Mamba-based"); not inside another word ("AGM" in "fragmented",
+    "BERT" in "RoBERTa")."""
+    return rf"(?<![A-Za-z0-9]){re.escape(name)}(?:e?s|'s)?(?![A-Za-z0-9])"
+
+
+def says(text: str, name: str) -> bool:
+    """Whether ``text`` writes ``name`` as a word of its own, in any case."""
+    return re.search(_as_word(name), text, re.IGNORECASE) is not None
+
+
+def without(text: str, names: Collection[str]) -> str:
+    """``text`` with every one of ``names`` (as words, see ``says``) taken out."""
+    for name in names:
+        text = re.sub(_as_word(name), " ", text, flags=re.IGNORECASE)
+    return text
+
+
 def _spelled_out(acronym: str, text: str) -> bool:
     """An acronym the abstract writes out ("LLM": "large language model")."""
     letters = acronym.casefold()
@@ -44,16 +63,16 @@ def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ())
             continue  # an ordinary word, or a capital only because it starts the question
         if word.casefold() in _VENUES or word.casefold() in STOPWORDS or len(word) < 3 or word in papers:
             continue
-        if word.casefold() in text:
+        if says(text, word):
             continue
         parts = word.split("-")
         if len(parts) > 1 and any(p.islower() for p in parts):  # "ImageNet-trained", "L2-robust": the name parts
             names = [p for p in parts if not p.islower() and len(p) >= 3]
-            if all(p.casefold() in text for p in names):
+            if all(says(text, p) for p in names):
                 continue
             word = "-".join(names)
         singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "LLMs"
-        if singular.casefold() in text:
+        if says(text, singular):
             continue
         if singular.isupper() and _spelled_out(singular, text):
             continue
@@ -72,8 +91,7 @@ def naming_sentence(sentences: list[str], names: list[str], gist: int) -> int:
     later sentence (else an earlier one) does. "Which papers use Mamba?"
     is answered by "…integrates a two-stream Mamba architecture…", not by
     the sentence before it that announces a theoretical analysis."""
-    folded = [n.casefold() for n in names]
-    says = [i for i, s in enumerate(sentences) if any(n in s.casefold() for n in folded)]
-    if not says or gist in says:
+    naming = [i for i, s in enumerate(sentences) if any(says(s, n) for n in names)]
+    if not naming or gist in naming:
         return gist
-    return next((i for i in says if i > gist), says[0])
+    return next((i for i in naming if i > gist), naming[0])

@@ -20,7 +20,7 @@ from assistant.citations import placeholders
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
 from assistant.lexical import tokenize
-from assistant.mentions import unmentioned
+from assistant.mentions import says, unmentioned
 from assistant.papers import Paper, load_papers, seed_files
 from assistant.settings import Settings
 
@@ -429,6 +429,15 @@ def test_names_are_matched_as_abstracts_write_them() -> None:
     assert unmentioned("Is X from NeurIPS, and does it beat GPT-4 or LaBraM's results?", [paper]) == ["GPT-4", "LaBraM"]
     assert unmentioned("Does X work on Allen Brain data?", [paper]) == ["Allen", "Brain"]
     assert unmentioned("Does X beat CSBrain?", [paper], papers={"CSBrain"}) == []  # a paper of the index
+    fragmented = Paper("q", "k", "Memory is fragmented; RoBERTa is our encoder.", "", "s", name="Y")
+    assert unmentioned("Does Y beat AGM or BERT?", [fragmented]) == ["AGM", "BERT"]  # not words of the abstract
+
+
+def test_a_name_inside_another_word_is_not_said() -> None:
+    assert says("A fragmented view of memory.", "AGM") is False
+    assert says("RoBERTa and GPT-4o.", "BERT") is False and says("GPT-4o.", "GPT-4") is False
+    assert says("Mamba-based LLMs, like REVE's.", "mamba") and says("LLMs", "LLM") and says("REVE's", "REVE")
+    assert says("Krotov和Hopfield", "Hopfield")
 
 
 def test_each_named_paper_is_refused_a_detail_its_abstract_lacks(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -557,6 +566,22 @@ def test_asked_which_paper_an_answer_that_never_names_it_is_led_by_its_name(assi
     result = run(assistant.respond(STEER_QUESTION))[1]
     assert result.answer.startswith("STEER (ICLR 2026) [1]. The ICLR 2026 paper models"), result.answer
     assert result.citations[0]["title"] == "STEER"
+
+
+def test_asked_which_paper_a_name_said_with_the_question_s_own_words_is_a_guess(assistant: Assistant,
+                                                                                server: ScriptedOpenAI) -> None:
+    """A name with nothing but the question's words ("REVE detects seizures
+    with a graph that changes over time" for EvoBrain's description) says
+    nothing of the paper: the top source is named and quoted instead."""
+    def guess(body: dict) -> str:
+        other = next(int(n) for n in re.findall(r"^\[(\d+)\] ", body["messages"][-1]["content"], re.MULTILINE)
+                     if int(n) != source_number(body, "STEER"))
+        name = re.search(rf"^\[{other}\] (.+?) \(", body["messages"][-1]["content"], re.MULTILINE).group(1)
+        return f"{name} models how repeated deep brain stimulation gradually changes connectivity [{other}]."
+    server.reply(guess)
+    result = run(assistant.respond(STEER_QUESTION))[1]
+    assert result.answer.startswith("STEER (ICLR 2026) [1]. STEER: “"), result.answer
+    assert {c["title"] for c in result.citations} == {"STEER"}
 
 
 def test_an_answer_naming_the_paper_or_to_another_question_is_not_led_by_a_name(assistant: Assistant,
@@ -894,3 +919,8 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert responds("CSBrain 一共在多少个任务上做了实验？", ["CSBrain 在11个脑电任务上做了实验。"])
     assert responds("REVE 用了多少小时的数据？", ["REVE 用了六万小时的脑电数据。"])
     assert not responds("REVE 用了多少小时的数据？", ["REVE 用了大量的脑电数据。"])
+    # a question asking something else too may be answered in words: that part is answered
+    assert responds("那篇研究了解多少人群观点，用了什么工具追溯？最后定位到哪类组件？", ["它用了稀疏自编码器，定位到注意力头。"])
+    assert responds("How many neurons were recorded, and which species were they from?",
+                    ["The neurons were recorded in macaques."])
+    assert not responds("How many neurons were recorded, and how many sessions?", ["Neurons were recorded."])

@@ -26,6 +26,8 @@ def named(text: str) -> list[int]:
     ("which papers deal with PDE solvers?", "list"),
     ("Are there any papers on macaque behaviour?", "list"),
     ("ICLR 2026 的哪些论文研究脑电？", "list"),
+    ("which papers deal with PDE solvers? give me a short summary", "summarize"),
+    ("有哪些关于脉冲神经网络的论文？简单总结一下", "summarize"),
     ("which conference is SPINT from?", "list"),
     ("In what year was POCO published?", "list"),
     ("how does CSBrain differ from REVE?", "compare"),
