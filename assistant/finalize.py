@@ -165,10 +165,6 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
     kept = [c for c in claims if c.status != "unsupported" and c.text]
-    # asked which paper, a reply naming or citing one with only the question's words says nothing of it: a guess
-    # ("REVE." for EvoBrain's description, "The ICLR 2026 paper about … is [1].")
-    said = [c.text for c in claims if c.text and all(c is not r for r in refused)]
-    guessed = identify and bool(said) and not responds(question, [_unnamed(t, evidence) for t in said])
     if kept and allow_quote and not responds(question, [c.text for c in kept]):
         kept = []  # the question said back, or no number for "how many": no answer, as a refusal is none
     answered = bool(kept)
@@ -180,7 +176,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
                    else overruling(question, pick or [], evidence, checks.settings, papers))
         if offered:
             claims = kept = offered
-    if guessed and (verdict is None or verdict >= checks.settings.refuse_answer):
+    if identify and kept and not responds(question, [_unnamed(c.text, evidence) for c in kept]):
+        # a paper's name and nothing the question does not say: a guess ("REVE." for EvoBrain's description)
         kept = quoted(evidence[:1], checks.settings)  # the paper retrieval put first, named and quoted
         claims = kept = [_naming_line(kept, evidence), *kept]
     elif identify and kept and not _names_source(kept, evidence):

@@ -584,6 +584,18 @@ def test_asked_which_paper_a_name_said_with_the_question_s_own_words_is_a_guess(
     assert {c["title"] for c in result.citations} == {"STEER"}
 
 
+def test_asked_which_paper_a_reply_citing_one_with_only_the_question_s_words_is_no_answer(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"The paper that … is [1]." names nothing: it is no answer, and the
+    refusal stands (naming the top paper answered an unanswerable test
+    question with a wrong one)."""
+    server.reply("The paper that proposes a new method for protein structure folding prediction is [1].")
+    server.judgement = 0.5  # over the refuse cut, under the overrule one
+    result = run(assistant.respond("Which paper proposes a new method for protein structure folding prediction?"))[1]
+    assert server.requests and "unanswerable" not in result.extra  # the model was asked: no rule refused it
+    assert result.abstained and result.answer == prompts.REFUSAL
+
+
 def test_an_answer_naming_the_paper_or_to_another_question_is_not_led_by_a_name(assistant: Assistant,
                                                                                server: ScriptedOpenAI) -> None:
     server.reply(lambda body: (f"STEER models how connectivity evolves under repeated stimulation "
