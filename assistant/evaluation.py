@@ -494,7 +494,7 @@ def _answer_table(metrics: dict[str, Any], model: str) -> list[str]:
         ("route accuracy (strict)", metrics["route_accuracy_strict"], None),
         ("topic/list: gold papers listed", metrics["topic_papers_listed"], None),
         ("quoted per-paper lines cited to their own paper", metrics["topic_lines_self_cited"], None),
-        ("language match (answered Chinese questions)", metrics["language_match"], None),
+        ("language match (answerable Chinese questions; a refusal is a miss)", metrics["language_match"], None),
         ("compare-table cells filled (vs not stated)", metrics["table_cells_filled"], None),
     ]
     lines = [f"### Answers — {model}, {metrics['questions']} questions ({metrics['unanswerable']} unanswerable)", "",

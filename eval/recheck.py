@@ -38,7 +38,7 @@ SHOWN: list[tuple[str, str | tuple[str, str]]] = [("required-fact coverage", "fa
          ("refusal precision", ("refusal", "precision")), ("citation precision", "citation_precision"),
          ("citation recall", "citation_recall"), ("misattributed raw sentences", "misattribution_rate"),
          ("topic lists: gold papers listed", "topic_papers_listed"), ("quoted answers", "quoted_answers"),
-         ("language match (answered Chinese questions)", "language_match")]
+         ("language match (answerable Chinese questions; a refusal is a miss)", "language_match")]
 
 
 def _value(metrics: dict[str, Any], key: str | tuple[str, str]) -> Any:
