@@ -38,6 +38,13 @@ ASPECT_CUES: dict[str, re.Pattern[str]] = {
         "benchmark": r"benchmarks?|datasets?|suites?\b",
         "object": r"objectives?|loss\b|masked|contrastive|autoencod|reconstruct|next-token|denois",
         "paramet": r"parameters?|\d+(?:\.\d+)?\s?[MB]\b|billion|million",
+        "speci": r"humans?\b|mice|mouse|rats?\b|macaques?|monkeys?|primates?|mammal|rodents?|zebrafish|drosophila|"
+                 r"flies\b|songbirds?|birds?\b|worms?\b|c\. elegans|patients?\b|participants",
+        "record": r"recordings?|eeg\b|meg\b|fmri|ecog|ieeg|emg\b|ecg\b|lfp|spikes?\b|spiking|electrophysiolog|"
+                  r"calcium imaging|two-photon|neuropixels|electrodes?",
+        "theoret": r"theor|prove[sn]?\b|proofs?\b|guarantee|bounds?\b|analytic|closed-form",
+        "region": r"cortex|cortical|hippocamp|thalam|striat|cerebell|amygdala|prefrontal|basal ganglia|\bv1\b|"
+                  r"brain (?:regions?|areas?)",
     }.items()
 }
 

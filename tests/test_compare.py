@@ -205,6 +205,18 @@ def test_a_clause_naming_the_aspect_is_the_value_the_model_did_not_give(aspect: 
     ("baseline", ["We propose FooNet for video.", "The model outperforms LSTM cores under sparse input."], 1),
     ("architecture", ["We study memory in agents.", "We introduce a hierarchical graph transformer."], 1),
     ("number of parameters", ["We propose FooNet for video.", "FooNet runs at 40 frames per second."], None),
+    # a species, a recording, a brain region or a theorem is stated by what it is, not by the aspect's word
+    ("species", ["We propose FooNet, a decoder.", "We record from Parkinsonian rats over eight weeks."], 1),
+    ("recording type", ["We propose FooNet, a decoder.", "FooNet maps fMRI responses to images."], 1),
+    ("brain region", ["We propose FooNet, a decoder.", "Place cells of the hippocampus fire in sequences."], 1),
+    ("theoretical guarantee", ["We propose FooNet, a solver.", "We prove that the solver reaches the optimum."], 1),
+    # the field is where abstracts open, before "we propose"
+    ("application domain", ["In large-scale recommendation systems, content is added to ID features.",
+                            "We propose FooNet.", "FooNet improves accuracy by 2 points."], 0),
+    # a count is stated by a number: a sentence naming the models without one does not give it
+    ("number of models evaluated", ["We propose FooNet.", "We evaluate large language models on the benchmark."],
+     None),
+    ("number of models evaluated", ["We propose FooNet.", "We evaluate dozens of vision models."], 1),
 ])
 def test_a_user_aspect_is_found_by_its_cue_words(assistant: Assistant, aspect: str, sentences: list[str],
                                                  chosen: int | None) -> None:
@@ -217,7 +229,8 @@ def test_a_user_aspect_is_found_by_its_cue_words(assistant: Assistant, aspect: s
 @pytest.mark.parametrize(("aspect", "default"), [
     ("problem addressed", "problem"), ("training data", "data"), ("main results", "evaluation and results"),
     ("method used", "approach"), ("Datasets", "data"),
-    ("number of datasets", None), ("evaluation metric", None), ("model type", None), ("species", None),
+    ("number of datasets", None), ("evaluation metric", None), ("model type", "approach"), ("type of model", "approach"),
+    ("framework", "approach"), ("species", None),
 ])
 def test_a_phrase_headed_by_a_default_aspect_is_that_aspect(aspect: str, default: str | None) -> None:
     assert compare.default_aspect(aspect) == default
