@@ -225,13 +225,18 @@ class Assistant:
 
     def list_papers(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
         """"Which papers…" as a cited list of every matching paper, each
-        line the paper's own sentence: built from the index, no model."""
+        line the paper's own sentence: built from the index, no model. Asked
+        in Chinese, a Chinese line leads the list (2026-12-03: Chinese list
+        answers had no Chinese word at all)."""
         start = time.perf_counter()
         scope = self._scope(question, venue)
         evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topics.topic_max_papers])
+        lines = _paper_lines(evidence, self._gist_quote)
+        if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
+            lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],
+                                            status="quoted"))
         yield from self._answer("list", asked or question, scope.query, evidence, "", start,
-                                {"shown": len(evidence), "filter": scope.as_json()},
-                                _paper_lines(evidence, self._gist_quote))
+                                {"shown": len(evidence), "filter": scope.as_json()}, lines)
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """A paper's venue, year and title, from its record: the paper named,

@@ -115,6 +115,8 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
     return "\n".join(f"[{n}] {name} ({venue}): {text}" for n, name, venue, text in blocks)
 
 #: What a compare-table cell says when an abstract is silent on the aspect.
+#: Above a list answer to a question in Chinese: the lines quote English abstracts, so say so in the user's language.
+LIST_LEAD_CHINESE = "找到 {count} 篇相关论文，下面每篇引用其英文摘要的原句："
 NOT_STATED = "not stated"
 
 #: The no-retrieval baseline of the evaluation: the same model and system prompt, no sources.

@@ -451,6 +451,10 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     events, result = run(assistant.respond("Which papers work with EEG signals?"))
     assert {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
     assert all(line.startswith("- ") for line in result.answer.splitlines())
+    events, result = run(assistant.respond("哪些论文研究脑电？"))  # asked in Chinese: a Chinese lead, the quotes as written
+    lead, _, *items = result.answer.splitlines()
+    assert lead == f"找到 {len(items)} 篇相关论文，下面每篇引用其英文摘要的原句：" and items
+    assert all(line.startswith("- ") and "“" in line for line in items)
     assert server.requests == [] and server.judged == []
 
 
