@@ -127,6 +127,75 @@ def test_a_code_link_is_copied_from_its_quote_without_asking_the_model(assistant
 
 
 @pytest.mark.parametrize(("aspect", "quote", "value"), [
+    ("application domain", "In large-scale recommendation systems, content is added to ID features.",
+     "large-scale recommendation systems"),
+    ("research area", "Recent advances in scientific machine learning (SciML) have enabled neural operators.",
+     "scientific machine learning (SciML)"),
+    ("domain", "Dynamic GNNs have shown great potential in automating seizure detection.",
+     "automating seizure detection"),
+    ("domain", "Learning the solution operators of PDEs is challenging.", None),  # no such phrase: the model's turn
+    ("task", "In large-scale recommendation systems, content is added to ID features.", None),  # not a field aspect
+])
+def test_the_field_is_copied_from_the_opening_sentence(aspect: str, quote: str, value: str | None) -> None:
+    assert compare.field_value(aspect, quote) == value
+
+
+def test_a_value_the_model_cut_mid_phrase_is_run_on_to_its_clause_end(assistant: Assistant,
+                                                                     server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({"BigMaQ": {"labels": "action labels"}}, NARRATIVE))
+    result = run(assistant.compare("BigMaQ", "CSBrain", aspects=["labels"]))[1]
+    big = cell(result, "labels", "BigMaQ")
+    assert big["value"] == "action labels derived from a curated ethogram" and big["value"] in big["quote"]
+
+
+def test_a_reworded_value_is_shown_in_its_quotes_words(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({"MixSignGraph": {"data": "5 datasets"}}, NARRATIVE))
+    result = run(assistant.compare("MixSignGraph", "CSBrain", aspects=["data"]))[1]
+    mix = cell(result, "data", "MixSignGraph")
+    assert mix["value"] == "five sign language datasets" and mix["value"] in mix["quote"]
+
+
+def test_the_clause_taken_for_a_value_the_model_did_not_give_is_run_on_too(assistant: Assistant,
+                                                                          server: ScriptedOpenAI) -> None:
+    name = "Associative memory network"
+    server.set_default(compare_replies({name: {"theoretical result": "none"}}, NARRATIVE))
+    result = run(assistant.compare(name, "CSBrain", aspects=["theoretical result"]))[1]
+    memory = cell(result, "theoretical result", name)
+    assert memory["value"] == "we achieve much higher capacity: exponential in the number of hidden units"
+
+
+@pytest.mark.parametrize(("value", "quote", "span"), [
+    ("5 datasets", "on the current five sign language datasets, without cues", "five sign language datasets"),
+    ("(TCTC) pre-training", "a Text-based CTC Pre-training (TCTC) method", "Pre-training (TCTC)"),
+    ("TCTC pretraining method", "a Text-based CTC Pre-training (TCTC) method", "TCTC pretraining method"),  # no run holds it
+    ("60,000 hours", "over 60,000 hours of EEG data", "60,000 hours"),  # verbatim already
+])
+def test_a_reworded_value_becomes_the_shortest_run_of_quote_words_holding_it(value: str, quote: str,
+                                                                             span: str) -> None:
+    assert compare.quoted_span(value, quote, CompareSettings()) == span
+
+
+@pytest.mark.parametrize(("value", "quote", "completed"), [
+    ("code", "We will release our code upon acceptance.", "code upon acceptance"),
+    ("we achieve much higher capacity", ("Thus, we achieve much higher capacity: exponential in the number of "
+                                         "hidden units, provided the number of visible units is large."),
+     "we achieve much higher capacity: exponential in the number of hidden units"),
+    ("convergence", "the gap leads to convergence inconsistency during joint training: the ID branch converges.",
+     "convergence inconsistency during joint training"),
+    ("cancer treatment efficacy", "Cancer treatment efficacy exhibits high heterogeneity.",
+     "cancer treatment efficacy"),  # a verb starts another clause
+    ("60,000 hours", "over 60,000 hours of EEG data from 92 datasets", "60,000 hours"),  # a count is whole
+    ("Text-based CTC Pre-training", "a Text-based CTC Pre-training (TCTC) method, which", "Text-based CTC Pre-training"),
+    ("conv", "convergence inconsistency", "conv"),  # not a whole word of the quote
+    ("sparse input", ("it acts as a temporal memory buffer under extremely sparse input conditions that the "
+                      "agent meets during long stretches without any visual cue at all"), "sparse input"),  # too many words to add
+    ("absent value", "a quote without it", "absent value"),
+])
+def test_a_value_is_completed_only_to_its_clause_end(value: str, quote: str, completed: str) -> None:
+    assert compare.complete_value(value, quote) == completed
+
+
+@pytest.mark.parametrize(("aspect", "quote", "value"), [
     ("subjects", "We pretrain on 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects, the most.",
      "25,000 subjects"),
     ("number of downstream tasks", "Experiments across 11 representative EEG tasks and 16 datasets.",
