@@ -90,6 +90,11 @@ _CLAUSES = re.compile(r"[?;？；]|\b(?:and|also|but)\s+(?=(?:what|which|how|who
                       r"do|does|did|can)\b)|以及|并且", re.IGNORECASE)
 
 
+def question_parts(question: str) -> list[str]:
+    """The things a question asks, one per part ("What is SPINT" and "which GPU…")."""
+    return [clause for clause in _CLAUSES.split(question) if clause.strip()]
+
+
 def _calls(question: str, paper: Paper) -> bool:
     """The question calls the paper by a capitalised name its abstract uses
     ("which conference published Stretch-and-Squeeze?"): it is about that
@@ -142,7 +147,7 @@ def responds(question: str, claims: list[str]) -> bool:
     refusal take its place, as after a refusal."""
     if not claims:
         return False
-    counts = [bool(_COUNT.search(clause)) for clause in _CLAUSES.split(question) if clause.strip()]
+    counts = [bool(_COUNT.search(clause)) for clause in question_parts(question)]
     if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
         return False  # only when every part asks a count: the answer to another part may hold no number
     asked = set(tokenize(question)) | _FILLER
@@ -164,7 +169,7 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
     if not any(e.hit.named for e in evidence) and top.similarity < min_similarity and not _calls(question, top.paper):
         return f"no paper is about this (the closest, {top.paper.name}, is far off in meaning)"
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
-    found = [_gap(clause, about, evidence, papers) for clause in _CLAUSES.split(question) if clause.strip()]
+    found = [_gap(clause, about, evidence, papers) for clause in question_parts(question)]
     gaps = [gap for gap in found if gap is not None]
     if not gaps or len(gaps) < len(found):
         return None
