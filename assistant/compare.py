@@ -416,6 +416,8 @@ def quoted_span(value: str, quote: str, settings: CompareSettings) -> str:
     if value.casefold() in quote.casefold():
         return value
     wanted = set(tokenize(number_digits(value)))
+    if not wanted:
+        return value
     words = [(m.start(), m.end(), set(tokenize(number_digits(m.group(0))))) for m in re.finditer(r"\S+", quote)]
     best: tuple[int, int] | None = None
     for i in range(len(words)):
@@ -426,7 +428,7 @@ def quoted_span(value: str, quote: str, settings: CompareSettings) -> str:
                 if best is None or j - i < best[1] - best[0]:
                     best = (i, j)
                 break
-    if not wanted or best is None:
+    if best is None:
         return value
     span = quote[words[best[0]][0]: words[best[1]][1]].strip(" .,;:\"'")
     if span.count("(") != span.count(")"):  # "(TCTC)" is kept whole, a half of one is not
