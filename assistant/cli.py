@@ -349,9 +349,11 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
             print(f"Waiting for the model ({ahead} ahead)…", file=sys.stderr, flush=True)
         if isinstance(event, Routed) and not as_json:
             print(f"Route: {event.kind} ({event.reason})", flush=True)
-        elif isinstance(event, Table) and live and not event.values:
+        elif isinstance(event, Table) and live and not event.values and not event.asked:
             print("Quoted from the abstracts (the model now adds short values):", flush=True)
             _print_table(event.papers, event.table)
+        elif isinstance(event, Table) and live and not event.values:  # on stderr, like the queue's lines
+            print(f"Short values: {event.asked} of {event.asking}…", file=sys.stderr, flush=True)
         elif isinstance(event, Draft) and live:
             print(f"Quoted while the model writes:\n{event.text}\n", flush=True)
         elif isinstance(event, Sources) and not as_json:

@@ -51,13 +51,17 @@ class Waiting:
 @dataclass(frozen=True)
 class Table:
     """A comparison's table (``table`` as in the answer JSON): extractive
-    first, shown before any model call; ``values`` once the model's short
-    values are in (or it failed)."""
+    first, shown before any model call; again after each value the model
+    was asked for (``asked`` of ``asking``: the values so far, so that half
+    a minute of values shows its progress); ``values`` once they are all in
+    (or the model failed)."""
 
     papers: list[dict[str, Any]]
     aspects: list[str]
     table: list[dict[str, Any]]
     values: bool
+    asked: int = 0
+    asking: int = 0
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,7 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
 
     collected, result = run(events())
     tables = [e for e in collected if isinstance(e, Table)]
-    assert [t.values for t in tables] == [False, True] and seen_requests[0] == 0  # the table came before any call
+    assert tables[0].values is False and tables[-1].values and seen_requests[0] == 0  # the table came before any call
     assert all(c["value"] is None for row in tables[0].table for c in row["cells"])
     assert collected.index(tables[1]) < next(i for i, e in enumerate(collected) if isinstance(e, Sources | Token))
     assert [p["title"] for p in result.extra["papers"]] == list(EEG)
@@ -92,6 +92,13 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
     # one request per stated cell whose value was not copied
     assert len(values_asked) == len(stated) - counted and all(not r.get("stream") for r in values_asked)
     assert {r["max_tokens"] for r in values_asked} == {assistant.settings.compare.value_tokens}
+    # between them, the table after each value the model gave but the last, counted, its values filling in
+    progress = tables[1:-1]
+    assert [(t.values, t.asked, t.asking) for t in progress] == [
+        (False, n, len(values_asked)) for n in range(1, len(values_asked))]
+    assert [seen_requests[i] for i in range(1, len(tables) - 1)] == list(range(1, len(values_asked)))
+    filled = [sum(c["value"] is not None for row in t.table for c in row["cells"]) for t in tables]
+    assert filled[0] == 0 and filled[1] >= counted and filled == sorted(filled)
 
 
 def test_two_papers_keep_the_a_and_b_fields_and_default_aspects(assistant: Assistant, server: ScriptedOpenAI) -> None:

@@ -288,9 +288,13 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     values = compare_replies({"REVE": {"data": "60,000 hours", "subjects": "25,000 subjects"},
                               "CSBrain": {"data": "16 datasets"}})
 
+    asked: list[str] = []
+
     def reply(body: dict) -> str:
         text = values(body)
-        (values_gate if text else narrative_gate).wait(10)  # the model "thinks" until the test has looked
+        asked.append(text)
+        if len(asked) > 1:  # the first value at once, the rest when the test has seen it in the table
+            (values_gate if text else narrative_gate).wait(10)  # the model "thinks" until the test has looked
         return text or "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]."
 
     page.locator("#mode").get_by_text("Compare").click()
@@ -305,6 +309,10 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     expect(table.locator(".compare.pending")).to_be_visible()  # quoted at once, before any value
     expect(table.locator("thead th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
     expect(table.locator("tbody th")).to_have_text(["data", "subjects"])
+    # the values fill in one by one, counted: REVE's data first, while the others are still asked
+    expect(table.locator(".compare.pending tbody tr").first.locator("td").first.locator(".value")).to_have_text(
+        "60,000 hours")
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text(re.compile(r"adding short values \(1 of \d+\)"))
     values_gate.set()
     expect(table.locator(".compare.final")).to_be_visible()
     reve_data = table.locator("tbody tr").first.locator("td").first

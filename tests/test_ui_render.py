@@ -8,6 +8,7 @@ from typing import Any
 
 from assistant.answer import AnswerResult
 from assistant.papers import Paper
+from assistant.result import Table
 from ui import render
 
 XSS = '<script>alert(1)</script> <img src=x onerror="alert(2)"> <a href="javascript:alert(3)">x</a>'
@@ -112,3 +113,12 @@ def test_first_line_and_paper_card() -> None:
 
 def test_status_line_is_escaped() -> None:
     assert render.status_line("ready", "<b>m</b>") == '<div class="status ready">&lt;b&gt;m&lt;/b&gt;</div>'
+
+
+def test_the_compare_note_counts_the_values_as_the_model_gives_them() -> None:
+    def note(values: bool, asked: int = 0, asking: int = 0) -> str:
+        return render.table_note(Table([], [], [], values, asked, asking))
+
+    assert note(False) == "_The table below quotes each abstract; the model is adding short values…_"
+    assert note(False, 3, 15) == "_The table below quotes each abstract; the model is adding short values (3 of 15)…_"
+    assert "(3 of 15)" not in note(True, 3, 15) and "writing the comparison" in note(True, 3, 15)

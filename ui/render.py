@@ -96,7 +96,12 @@ def table_note(table: Table) -> str:
     """The chat placeholder while a comparison's table fills."""
     if table.values:
         return "_Short values added below; writing the comparison…_"
-    return "_The table below quotes each abstract; the model is adding short values…_"
+    return f"_The table below quotes each abstract; the model is adding short values{_count(table)}…_"
+
+
+def _count(table: Table) -> str:
+    """' (3 of 15)': how far the model is with the values, once it has given one."""
+    return f" ({table.asked} of {table.asking})" if table.asked else ""
 
 
 def compare_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]], values: bool,
