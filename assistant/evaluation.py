@@ -42,7 +42,7 @@ from assistant.intent import topic_of
 from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.result import AnswerResult
-from assistant.retrieve import Mode, PaperRetriever
+from assistant.retrieve import Hit, Mode, PaperRetriever
 from assistant.settings import Settings
 
 MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
@@ -142,18 +142,25 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
     return report
 
 
-def topic_recall(retriever: PaperRetriever, gold: list[GoldQuestion], settings: Settings) -> dict[str, Any]:
-    """Recall of the gold papers in a topic summary's candidate set (the
-    papers ``summarize`` would cover), for every question with several gold
-    papers that asks for a summary or a list."""
+def topic_candidates(retriever: PaperRetriever, gold: list[GoldQuestion],
+                     settings: Settings) -> list[tuple[GoldQuestion, list[Hit]]]:
+    """Every question with several gold papers that asks for a summary or a
+    list, with its topic summary's candidate set (the papers ``summarize``
+    would cover)."""
+    knobs = settings.topics
     rows = []
     for q in gold:
         if len(q.keys) > 1 and q.intent in _LISTING:
             scope = retriever.scope(topic_of(q.question))
-            knobs = settings.topics
-            found = retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
-                                    knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]
-            rows.append(len({h.paper.key for h in found} & set(q.keys)) / len(q.keys))
+            rows.append((q, retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
+                                            knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]))
+    return rows
+
+
+def topic_recall(retriever: PaperRetriever, gold: list[GoldQuestion], settings: Settings) -> dict[str, Any]:
+    """Recall of the gold papers in each ``topic_candidates`` set."""
+    rows = [len({h.paper.key for h in found} & set(q.keys)) / len(q.keys)
+            for q, found in topic_candidates(retriever, gold, settings)]
     return {f"recall@{settings.topics.topic_max_papers}": round(statistics.fmean(rows), 3) if rows else None,
             "n": len(rows)}
 

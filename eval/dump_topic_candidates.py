@@ -4,7 +4,7 @@ Topic recall@12 at 6k counts only the seed papers a gold question lists;
 among 6,135 papers many others are on the same topic, and a summary that
 lists them instead is not wrong. This script writes, for each topic or
 list question of a split with several gold papers, the papers
-``summarize`` would cover (as ``evaluation.topic_recall`` takes them),
+``summarize`` would cover (``evaluation.topic_candidates``, as topic recall takes them),
 each with its title, venue, abstract opening and whether it is gold, so
 that a reader can judge which of the others are on the topic.
 
@@ -21,32 +21,26 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assistant.evaluation import _LISTING, load_gold
+from assistant.evaluation import load_gold, topic_candidates
 from assistant.index import PaperIndex
-from assistant.intent import topic_of
 from assistant.retrieve import PaperRetriever
-from assistant.settings import load_settings, set_offline_env
+from assistant.settings import Settings, load_settings, set_offline_env
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Characters of each candidate's abstract written out: enough to judge its topic.
 OPENING = 400
 
 
-def candidates(retriever: PaperRetriever, gold_path: Path, max_papers: int, min_score: float,
-               min_similarity: float) -> list[dict[str, Any]]:
-    """Each topic or list question with several gold papers, and its candidate set."""
+def candidates(retriever: PaperRetriever, gold_path: Path, settings: Settings) -> list[dict[str, Any]]:
+    """Each topic or list question with several gold papers, and its candidate set written out."""
     rows = []
-    for q in load_gold(gold_path):
-        if len(q.keys) < 2 or q.intent not in _LISTING:
-            continue
-        scope = retriever.scope(topic_of(q.question))
-        found = retriever.topic(scope.query, scope.venue, scope.year, max_papers, min_score, min_similarity)
+    for q, found in topic_candidates(retriever, load_gold(gold_path), settings):
         keys = set(q.keys)
         rows.append({"id": q.id, "question": q.question, "gold_n": len(keys),
-                     "gold_found": sum(h.paper.key in keys for h in found[:max_papers]),
+                     "gold_found": sum(h.paper.key in keys for h in found),
                      "candidates": [{"title": h.paper.title or h.paper.name, "venue": h.paper.venue,
                                      "gold": h.paper.key in keys, "abstract": h.paper.abstract[:OPENING]}
-                                    for h in found[:max_papers]]})
+                                    for h in found]})
     return rows
 
 
@@ -59,9 +53,7 @@ def main() -> None:
     set_offline_env()
     settings = load_settings({"storage": args.storage}, {})
     index = PaperIndex(settings)
-    knobs = settings.topics
-    rows = candidates(PaperRetriever(index), ROOT / "eval" / "gold" / f"{args.split}.jsonl",
-                      knobs.topic_max_papers, knobs.topic_min_score, knobs.topic_min_similarity)
+    rows = candidates(PaperRetriever(index), ROOT / "eval" / "gold" / f"{args.split}.jsonl", settings)
     args.out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     found, wanted = sum(r["gold_found"] for r in rows), sum(r["gold_n"] for r in rows)
     print(f"{len(rows)} questions over {len(index.corpus.papers):,} papers; gold papers in the candidate sets: "

@@ -60,7 +60,7 @@ def test_five_papers_table_at_once_then_checked_values_then_the_narrative(assist
     tables = [e for e in collected if isinstance(e, Table)]
     assert tables[0].values is False and tables[-1].values and seen_requests[0] == 0  # the table came before any call
     assert all(c["value"] is None for row in tables[0].table for c in row["cells"])
-    assert collected.index(tables[1]) < next(i for i, e in enumerate(collected) if isinstance(e, Sources | Token))
+    assert collected.index(tables[-1]) < next(i for i, e in enumerate(collected) if isinstance(e, Sources | Token))
     assert [p["title"] for p in result.extra["papers"]] == list(EEG)
     assert result.extra["aspects"] == ["data", "number of downstream tasks"]
     reve = cell(result, "data", "REVE")
