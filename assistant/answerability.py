@@ -90,9 +90,14 @@ _CLAUSES = re.compile(r"[?;？；]|\b(?:and|also|but)\s+(?=(?:what|which|how|who
                       r"do|does|did|can)\b)|以及|并且", re.IGNORECASE)
 
 
+#: A parenthesis: its question marks offer examples ("which backbones (FNO? DeepONet?) did they use"), not parts.
+_PARENTHESIS = re.compile(r"[(（][^()（）]*[)）]")
+
+
 def question_parts(question: str) -> list[str]:
     """The things a question asks, one per part ("What is SPINT" and "which GPU…")."""
-    return [clause for clause in _CLAUSES.split(question) if clause.strip()]
+    unbroken = _PARENTHESIS.sub(lambda m: re.sub(r"[?？]", ",", m.group()), question)
+    return [clause for clause in _CLAUSES.split(unbroken) if clause.strip()]
 
 
 def _calls(question: str, paper: Paper) -> bool:
@@ -166,8 +171,9 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
     if not evidence:
         return None
     top = evidence[0].hit
-    if not any(e.hit.named for e in evidence) and top.similarity < min_similarity and not _calls(question, top.paper):
-        return f"no paper is about this (the closest, {top.paper.name}, is far off in meaning)"
+    closest = max((e.hit for e in evidence), key=lambda h: h.similarity)  # fusion may rank another paper first
+    if not any(e.hit.named for e in evidence) and closest.similarity < min_similarity and not _calls(question, top.paper):
+        return f"no paper is about this (the closest, {closest.paper.name}, is far off in meaning)"
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
     found = [_gap(clause, about, evidence, papers) for clause in question_parts(question)]
     gaps = [gap for gap in found if gap is not None]

@@ -179,8 +179,8 @@ class AnswerSettings(Section):
     gist_words: int = Field(default=45, ge=5, le=500, description="Words of a paper's quoted line in a summary or "
                                                                   "list: one line per paper says what it does.")
     unrelated_below: float = Field(
-        default=0.25, ge=-1, le=1, description="Dense cosine of the top paper below which no paper is about a "
-                                               "question naming none: refused without the model (chosen on dev "
+        default=0.25, ge=-1, le=1, description="Dense cosine of the closest paper found below which no paper is "
+                                               "about a question naming none: refused without the model (chosen on dev "
                                                "with score fusion: every answerable dev question's top paper is "
                                                "at 0.277 or more, four unanswerable ones below 0.25).")
     overrule_refusal: float = Field(

@@ -372,6 +372,9 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("who are the authors behind SPINT, and what lab do they work in?", "the authors or the author affiliations"),
     ("roughly how big is HEIST as a model - tens or hundreds of millions of weights?", "the parameter count"),
     ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
+    # examples in a parenthesis are not parts of their own, each to be answered alone
+    ("which backbones (FNO? DeepONet?) did the multiphysics neural operator framework use?",
+     "no abstract found mentions FNO, DeepONet"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -395,6 +398,9 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     "In which epoch does the alignment between vision networks crystallize?",
     "How many parameters does the largest model of mouse visual cortex scaling have?",  # "1M–300M parameters"
     "in the AI debate experiment, what was the biggest accuracy jump, and for which group of people?",
+    # fusion ranks the forgery paper (cosine 0.23) above a closer one (0.31): the closest decides "no paper is about it"
+    ("How does the mixture-of-LoRA-experts deepfake detector keep from forgetting older manipulation types when new "
+     "ones show up?"),
 ])
 def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI,
                                                        question: str) -> None:
@@ -688,7 +694,9 @@ def test_an_answer_echoing_plain_guessed_names_is_dropped(assistant: Assistant, 
     saying them back is the question's guess, not the paper's finding."""
     server.reply("MiCRo partitions the layers of a pretrained Llama or Qwen language model into four expert modules [1].")
     server.judgement = 0.9
-    result = run(assistant.ask("Which pretrained model families (Llama? Qwen?) does MiCRo partition into expert modules?"))[1]
+    # one part the abstract answers (how many modules), so the rules leave the question to the model
+    result = run(assistant.ask("How many expert modules does MiCRo use, and which model families (Llama? Qwen?) "
+                               "does it partition?"))[1]
     assert result.to_json()["unsupported"] == ["MiCRo partitions the layers of a pretrained Llama or Qwen language model into four expert modules."]
     assert result.abstained and result.answer == prompts.REFUSAL  # and no quote can name them either
 
