@@ -110,9 +110,11 @@ def _calls(question: str, paper: Paper) -> bool:
 
 #: A question asking for an amount ("how many", "by what percentage", "多少").
 _AMOUNT = re.compile(r"\b(?:how (?:many|much)|number of|percent(?:age)?|what fraction)\b|多少|几", re.IGNORECASE)
+#: Numbers written out as an abstract or an answer states an amount ("five Earth spheres").
+NUMBER_WORDS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "dozen",
+                "dozens", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion", "billions")
 #: A number as a sentence states one: not a name's digits ("3D", "GPT-4", "L2").
-_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,.]*(?![A-Za-z\d/])|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
-                     r"eleven|twelve|dozens?|hundreds?|thousands?|millions?|billions?)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.\-/])\d[\d,.]*(?![A-Za-z\d/])|\b(?:" + "|".join(NUMBER_WORDS) + r")\b", re.IGNORECASE)
 
 
 def quotable(question: str, quotes: list[str], about: list[Paper], papers: Collection[str] = ()) -> bool:

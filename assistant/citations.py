@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from assistant.answerability import NUMBER_WORDS
 from assistant.chunking import sentences
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
@@ -278,11 +279,10 @@ FOREIGN_WORDS = 2
 
 
 #: Number words as ``tokenize`` stems them: all that a "how many" answer may add to its question.
-_NUMBER_WORDS = frozenset(tokenize("two three four five six seven eight nine ten eleven twelve twenty thirty forty "
-                                   "fifty hundred hundreds thousand thousands million millions billion dozen dozens"))
+_NUMBER_WORDS = frozenset(tokenize(" ".join(NUMBER_WORDS)))
 
 
-def _contained(text: str, asked: set[str], words: dict[int, _Words]) -> tuple[set[int], int]:
+def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Words]) -> tuple[set[int], int]:
     """The sources in one sentence of which every word the clause adds to
     the question (``asked``, at least two words, or one that is a number:
     "Earth-Iron covers five Earth spheres" for "how many Earth spheres do
@@ -299,8 +299,7 @@ def _contained(text: str, asked: set[str], words: dict[int, _Words]) -> tuple[se
     ``FOREIGN_WORDS`` words that only another shown paper uses: "the study
     on AI debate with biased judges considers 22 demographic groups"
     describes the debate paper with the other paper's figure (one such
-    word, "people" or "than", is chance)."""
-    said = set(tokenize(text))
+    word, "people" or "than", is chance). ``said``: the clause's words, tokenized."""
     added = said - asked
     if len(added) < 2 and not (added and added <= _NUMBER_WORDS | {w for w in added if w.isdigit()}):
         return set(), len(added)
@@ -434,7 +433,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             said = _salient(text) | {g for g, pattern in echoed if pattern.search(text)}
             own = said - asked
             coined = any(not item[0].isdigit() for item in own - plain)
-            contained, added = _contained(text, question_words, source_words)
+            contained, added = _contained(text, said_words, question_words, source_words)
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
                                [{n for n in valid if item in known[n]} for item in own],
                                valid if coined else contained, contained if added >= RESTATED_WORDS else set()))
