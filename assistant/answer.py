@@ -339,7 +339,7 @@ class Assistant:
         evidence = self.selector.select(query, hits, 1, 0)
         names = question_names(query, self.index.corpus.lexical.names)
         for e in evidence:
-            e.chosen = [naming_sentence(e.sentences, names, gist_sentence(e.sentences))]
+            e.chosen = [naming_sentence(e.sentences, names, gist_sentence(e.sentences, e.paper.name))]
         return evidence
 
     def _scope(self, question: str, venue: str | None) -> Scope:

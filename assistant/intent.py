@@ -50,7 +50,7 @@ _TOPIC_CHAT = re.compile(
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
-    r"关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)
+    r"(?<![那这一某该]篇)关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)  # "那篇关于…的论文": one paper
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
     r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.IGNORECASE)

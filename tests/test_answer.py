@@ -372,6 +372,8 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("who are the authors behind SPINT, and what lab do they work in?", "the authors or the author affiliations"),
     ("roughly how big is HEIST as a model - tens or hundreds of millions of weights?", "the parameter count"),
     ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
+    # "how long did it take" asks the training time, which REVE's "60,000 hours of EEG data" is not
+    ("how many GPUs did they use to pretrain REVE and how long did it take?", "the hardware or the training time"),
     # examples in a parenthesis are not parts of their own, each to be answered alone
     ("which backbones (FNO? DeepONet?) did the multiphysics neural operator framework use?",
      "no abstract found mentions FNO, DeepONet"),
@@ -464,6 +466,16 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert server.requests == [] and server.judged == []
 
 
+def test_a_list_line_quotes_the_sentence_proposing_the_named_method(assistant: Assistant,
+                                                                    server: ScriptedOpenAI) -> None:
+    """An abstract that first "studies" a problem and then "develops" its
+    method is listed by the sentence naming the method, not the study."""
+    result = run(assistant.respond("Which papers work on differential privacy?"))[1]
+    line = next(line for line in result.answer.splitlines() if line.startswith("- RaCO-DP"))
+    assert "we develop RaCO-DP, a DP variant of Stochastic Gradient Descent-Ascent" in line
+    assert server.requests == []
+
+
 def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """MiniLM knows no "Mamba" or "GSM8K": the one paper using the name was
     far off in meaning and the list said no paper matched."""
@@ -544,7 +556,7 @@ def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refus
     lines = result.answer.strip().splitlines()
     assert [line.split(":")[0] for line in lines] == ["- POCO", "- NeuroPaint", "- SPINT"]
     assert "introduce POCO, a unified forecasting model" in lines[0]  # what the paper does
-    assert lines[0].count("“") == 3 and "neural forecasting" in lines[0]  # how, and what it predicts, as asked
+    assert lines[0].count("“") == 4 and "neural forecasting" in lines[0]  # how, and the two closest to what is asked
     for line, paper in zip(lines, ("POCO", "NeuroPaint", "SPINT"), strict=True):
         [n] = re.findall(r"\[(\d+)\]$", line)
         assert result.citations[int(n) - 1]["title"] == paper

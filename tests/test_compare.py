@@ -322,6 +322,23 @@ def test_the_problem_a_user_asks_for_is_the_sentence_before_we_propose() -> None
     assert grid.rows[0][0].quote == sents[0]
 
 
+def test_a_question_asked_of_each_paper_gets_its_named_method_and_its_two_closest_sentences(
+        assistant: Assistant) -> None:
+    """Each paper's line is its sentence naming its method (AGM's abstract
+    proposes "a two-stage framework" before "Adaptive Gradient Masking
+    (AGM)") and the sentence after it, plus the two sentences closest to
+    what the question asks of each."""
+    by_name = {p.name: p for p in assistant.index.papers()}
+    papers = [by_name["MixSignGraph"], by_name["AGM"]]
+    lines = compare.lines_evidence(assistant.selector, papers, "how do MixSignGraph and AGM differ in the extra "
+                                                              "training trick they add?")
+    agm = lines[1]
+    assert any(agm.sentences[i].startswith("Then, we propose an Adaptive Gradient Masking (AGM)") for i in agm.chosen)
+    assert any("mutual information" in agm.sentences[i] for i in agm.chosen)
+    assert any("pseudo gloss labels" in lines[0].sentences[i] for i in lines[0].chosen)
+    assert all(len(e.chosen) <= 4 for e in lines)
+
+
 @pytest.mark.parametrize(("value", "quote", "held"), [
     ("11 tasks", "Extensive experiments across 11 representative EEG tasks and 16 datasets.", True),
     ("eleven tasks", "Experiments across 11 representative EEG tasks.", True),

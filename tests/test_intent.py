@@ -42,6 +42,8 @@ def named(text: str) -> list[int]:
     ("I'd like the big picture on brain decoding", "summarize"),
     ("tell me about the reinforcement learning papers", "summarize"),
     ("关于强化学习的论文", "summarize"),
+    ("那篇关于小鼠视觉皮层模型缩放的论文，用了多少只小鼠？", "ask"),
+    ("有一篇关于手语识别的论文吗？", "ask"),
     ("Is there anything about the learning rate in SPINT?", "ask"),
     ("What is the big picture contribution of POCO?", "ask"),
     ("in the big survey of whether vision networks converge, how does a rotation-only map fare?", "ask"),
