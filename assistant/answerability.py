@@ -44,10 +44,12 @@ class Detail:
     name: str
     asked: re.Pattern[str]
     stated: re.Pattern[str]
+    #: Asked beside another detail, only what that one is about ("what licence is the code under?").
+    context: bool = False
 
 
-def _detail(name: str, asked: str, stated: str) -> Detail:
-    return Detail(name, re.compile(asked, re.IGNORECASE), re.compile(stated, re.IGNORECASE))
+def _detail(name: str, asked: str, stated: str, context: bool = False) -> Detail:
+    return Detail(name, re.compile(asked, re.IGNORECASE), re.compile(stated, re.IGNORECASE), context)
 
 
 #: Training and bookkeeping details (English and Chinese cues).
@@ -79,6 +81,12 @@ DETAILS = (
             r"参数量|多少(?:个)?参数", r"\bparam(?:eter)?s\b|\bweights\b|\bmodel sizes?\b"),
     _detail("funding", r"\bfund(?:ed|ing|er|ers)\b|\bgrants?\b|资助", r"\bfund(?:ed|ing|s)?\b|\bgrants?\b"),
     _detail("licence", r"\blicen[cs]e[sd]?\b|许可证", r"\blicen[cs]"),
+    _detail("code release",
+            r"\b(?:source )?code\b[^.?]{0,40}\b(?:available|released?|open[- ]?sourced?|public|shared)\b|"
+            r"\b(?:weights|checkpoints?)\b[^.?]{0,30}\b(?:available|released?|open[- ]?sourced?|public)\b|"
+            r"\bopen[- ]?sourced?\b|\bgithub\b|\bcodebase\b|开源|代码(?!本)",
+            r"\bcodes?\b[^.]{0,40}\b(?:available|releas)|\b(?:releas\w*|open-sourc\w*) (?:our |the |its |all )?"
+            r"(?:code|models?|weights|checkpoints)|github|https?://|\bavailable at\b", context=True),
     _detail("hyperparameters", r"\bhyper-?parameters?\b|\bweight decay\b|\bdropout (?:rate|probability)\b|"
             r"\blora rank\b|\brank (?:of|for) (?:the |each |its )?\w*-?lora|超参数",
             r"\bhyper-?parameter|\bweight decay\b|\bdropout\b|\brank\b"),
@@ -163,8 +171,11 @@ def responds(question: str, claims: list[str]) -> bool:
 
 
 def asked_details(question: str) -> list[Detail]:
-    """The details of ``DETAILS`` a question asks for."""
-    return [d for d in DETAILS if d.asked.search(question)]
+    """The details of ``DETAILS`` a question asks for; a context detail
+    only when it is the only one ("what licence is the code under?" asks
+    the licence: the code's link would otherwise stand for it)."""
+    asked = [d for d in DETAILS if d.asked.search(question)]
+    return [d for d in asked if not d.context] or asked
 
 
 def missing(question: str, evidence: list[Evidence], min_similarity: float,

@@ -374,6 +374,10 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
     # "how long did it take" asks the training time, which REVE's "60,000 hours of EEG data" is not
     ("how many GPUs did they use to pretrain REVE and how long did it take?", "the hardware or the training time"),
+    ("CSBrain 的代码和预训练权重开源了吗？", "do not mention the code release"),
+    ("is the CSBrain code publicly available on GitHub?", "do not mention the code release"),
+    # the code is what the licence is about: RIGNO's GitHub link does not state its licence
+    ("Under what licence is RIGNO's code released?", "do not mention the licence"),
     # examples in a parenthesis are not parts of their own, each to be answered alone
     ("which backbones (FNO? DeepONet?) did the multiphysics neural operator framework use?",
      "no abstract found mentions FNO, DeepONet"),
@@ -400,6 +404,9 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     "In which epoch does the alignment between vision networks crystallize?",
     "How many parameters does the largest model of mouse visual cortex scaling have?",  # "1M–300M parameters"
     "in the AI debate experiment, what was the biggest accuracy jump, and for which group of people?",
+    "is REVE's code released, with its pretrained weights?",  # "We release code, pretrained weights, …"
+    "RIGNO 的代码放在哪个 GitHub 组织下？",
+    "What does CodeBrain's tokenizer turn the EEG into?",  # a name with "Code" in it asks no code release
     # fusion ranks the forgery paper (cosine 0.23) above a closer one (0.31): the closest decides "no paper is about it"
     ("How does the mixture-of-LoRA-experts deepfake detector keep from forgetting older manipulation types when new "
      "ones show up?"),
