@@ -518,7 +518,9 @@ def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str], 
     check_count(papers)
     grid = extract(papers, aspects, selector.sentence_vectors, selector.embedder.embed, settings)
     yield grid.event(values=False)
-    left = copy_values(grid)
+    left = copy_values(grid)  # links, counts and fields, copied with no model
+    if not settings.model_values:
+        left = []
     grid.error = yield from fill_values(grid, left, lambda prompt: ask(prompt, settings.value_tokens), settings)
     yield grid.event(values=True)
     return grid

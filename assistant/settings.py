@@ -243,6 +243,10 @@ class CompareSettings(Section):
     value_tokens: int = Field(default=32, ge=8, le=400, description="Tokens the model may write for one value.")
     value_in_quote: float = Field(default=0.75, ge=0, le=1, description="Share of a value's words its quote must "
                                                                         "hold: below, the model made it up.")
+    model_values: bool = Field(default=True, description="The LLM reads each quoted cell for its short value "
+                                                         "(off: cells keep their quotes and copied links or "
+                                                         "counts, and the narrative comes sooner: the values "
+                                                         "are half of a 5-paper answer on 2 cores).")
 
 
 class TopicSettings(Section):

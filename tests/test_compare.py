@@ -133,6 +133,18 @@ def test_a_code_link_is_copied_from_its_quote_without_asking_the_model(assistant
     assert not any("[1] POCO:" in prompt for prompt in asked)
 
 
+def test_without_model_values_the_cells_keep_their_quotes_and_the_narrative_comes(
+        answer_settings: Settings, seed_index: PaperIndex, server: ScriptedOpenAI) -> None:
+    """``model_values`` off: no request per cell; a link is still copied."""
+    server.set_default(compare_replies({"SPINT": {"data": "a value"}}, NARRATIVE))
+    quick = Assistant(answer_settings.with_(model_values=False), index=seed_index)
+    result = run(quick.compare("POCO", "SPINT", aspects=["code", "data"]))[1]
+    assert cell(result, "code", "POCO")["value"] == "https://github.com/yuvenduan/POCO"
+    assert cell(result, "data", "SPINT")["value"] is None and cell(result, "data", "SPINT")["quote"]
+    assert len(server.requests) == 1 and "Aspect:" not in server.requests[0]["messages"][-1]["content"]
+    assert result.model_text  # the narrative
+
+
 @pytest.mark.parametrize(("aspect", "quote", "value"), [
     ("application domain", "In large-scale recommendation systems, content is added to ID features.",
      "large-scale recommendation systems"),
