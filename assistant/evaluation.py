@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import statistics
 import time
@@ -132,10 +133,7 @@ def retrieval_metrics(retriever: PaperRetriever, gold: list[GoldQuestion], k: in
             t: {m: round(statistics.fmean(r[m] for r in rows), 3) for m in rows[0]} | {"n": len(rows)}
             for t, rows in sorted(per_type.items())
         }
-        report[label]["latency_ms"] = {
-            "p50": round(statistics.median(latencies), 1),
-            "p95": round(sorted(latencies)[int(0.95 * (len(latencies) - 1))], 1),
-        }
+        report[label]["latency_ms"] = _pcts(latencies)
         report[label]["off_venue"] = {f"off_venue@{k}": round(statistics.fmean(off_venue), 3) if off_venue else 0.0,
                                       "n": len(off_venue)}
         report[label]["misses"] = misses
@@ -407,8 +405,11 @@ def _ratio(numerator: float, denominator: float) -> float | None:
 
 
 def _pcts(values: list[float]) -> dict[str, float]:
+    """Median and 95th percentile (nearest rank: with few values it is the
+    largest, never below the median, as flooring made it for two values)."""
     ordered = sorted(values) or [0.0]
-    return {"p50": round(statistics.median(ordered), 1), "p95": round(ordered[int(0.95 * (len(ordered) - 1))], 1)}
+    return {"p50": round(statistics.median(ordered), 1),
+            "p95": round(ordered[math.ceil(0.95 * len(ordered)) - 1], 1)}
 
 
 def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict[str, Any]:

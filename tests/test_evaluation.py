@@ -193,3 +193,13 @@ def test_compare_gold_cells_are_held_by_their_abstracts() -> None:
     by_split = {s: {c["paper_id"] for c in cells if c["split"] == s} for s in ("dev", "test")}
     assert by_split["test"] and not by_split["dev"] & by_split["test"]
     assert sum(c["split"] == "dev" for c in cells) >= 40 and sum(c["value"] is None for c in cells) > 0
+
+
+def test_the_95th_percentile_is_never_below_the_median() -> None:
+    """Nearest rank: of two Chinese questions' TTFTs the report gave the
+    smaller as p95 and their mean as p50."""
+    from assistant.evaluation import _pcts
+
+    assert _pcts([4569.0, 6947.0]) == {"p50": 5758.0, "p95": 6947.0}
+    assert _pcts([float(v) for v in range(1, 101)])["p95"] == 95.0
+    assert _pcts([]) == {"p50": 0.0, "p95": 0.0}
