@@ -18,7 +18,8 @@ The table is built in three steps, each useful on its own:
    quotes that do state the aspect more often than to those that do not.)
    The table is shown again after each value the model gives: 5 papers'
    values take about half a minute on 2 cores, so they fill in one by one,
-   counted, rather than all at the end.
+   counted, rather than all at the end (``settings.compare.model_values``
+   off: no model values, the narrative comes at once).
 3. **A cited narrative** of what the papers share and how they differ,
    through the same checked answer path as every answer.
 
