@@ -51,6 +51,28 @@ _MARKERS_AS_WORDS = re.compile(r"[\[【]\d+[\]】]\s*[,，、]\s*(?:(?:and|or)\s
 #: the sources panel lists them already, and the copied source lines are no claims.
 _REFERENCE_LIST = re.compile(r"\n[ \t]*(?:#+[ \t]*|\*\*)?(?:参考文献|参考资料|引用|来源|references?|sources?)(?:\*\*)?[ \t]*[:：]?"
                              r"[ \t]*(?=\n|\[|【|\Z).*\Z", re.IGNORECASE | re.DOTALL)
+#: The prompt's own scaffolding, which the 1.5B model sometimes writes back before (or instead
+#: of) its answer: the sources' tags and the question's label lines (2026-12-04: 9 of 29 dev
+#: comparison answers opened on "<sources>", some with "Question: …" and "Answer: …" after it).
+_TAG_LINE = re.compile(r"^[ \t]*</?sources>?[ \t]*$", re.IGNORECASE | re.MULTILINE)
+_ECHO_LINE = re.compile(r"^[ \t]*(?:question|request|topic)[ \t]*[:：].*$", re.IGNORECASE | re.MULTILINE)
+_ANSWER_LABEL = re.compile(r"^[ \t]*answer[ \t]*[:：][ \t]*", re.IGNORECASE | re.MULTILINE)
+
+
+def without_scaffolding(answer: str) -> str:
+    """The answer without the prompt's scaffolding written back: what
+    follows an "Answer:" label after an echoed prompt, else the text with
+    the tag and label lines taken out (a copied source line stays, its
+    "[n] Name (Venue):" naming the paper it quotes)."""
+    echoed = _TAG_LINE.search(answer) or _ECHO_LINE.search(answer)
+    if not echoed:
+        return answer
+    labels = list(_ANSWER_LABEL.finditer(answer, echoed.start()))
+    if labels and answer[labels[-1].end():].strip():
+        return answer[labels[-1].end():].strip()
+    return _ECHO_LINE.sub("", _TAG_LINE.sub("", answer)).strip()
+
+
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
 #: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.
@@ -124,7 +146,7 @@ def split_claims(answer: str, valid: set[int], names: dict[int, str] | None = No
     each remembering the line break or list bullet that preceded it."""
     claims: list[SentenceSupport] = []
     breaks = ""
-    for line in _REFERENCE_LIST.sub("", answer).strip().split("\n"):
+    for line in _REFERENCE_LIST.sub("", without_scaffolding(answer)).strip().split("\n"):
         if not line.strip():
             breaks = "\n\n"
             continue

@@ -887,6 +887,19 @@ def test_a_reference_list_the_model_appends_is_left_out(assistant: Assistant, se
     assert result.answer == f"{SPINT_FACT} [1]."
 
 
+def test_the_prompt_written_back_is_left_out(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The 1.5B model sometimes opens by copying the prompt: its tags and
+    the question's line are no part of the answer; after an "Answer:"
+    label, only the answer is."""
+    echo = f"<sources>\n[1] SPINT (NeurIPS 2025): {SPINT_FACT}.\n</sources>\nQuestion: What is SPINT?\n"
+    server.reply(f"{echo}Answer: {SPINT_FACT} [1].")
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert result.answer == f"{SPINT_FACT} [1]."
+    server.reply(echo)  # the copied source alone: its line stays, the scaffolding goes
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert "sources>" not in result.answer and "Question:" not in result.answer and SPINT_FACT in result.answer
+
+
 def test_a_clause_one_source_sentence_states_whole_is_kept_whatever_its_cosine(assistant: Assistant,
                                                                               server: ScriptedOpenAI) -> None:
     """"Probing was 278 times less computationally expensive than fine-tuning"
