@@ -95,7 +95,8 @@ class _Run:
     """One answer's generation so far: the text, when its first token came,
     the refusal verdict, the sentence the model copied as the answer after
     refusing (kept raw, so that ``eval/recheck.py`` can quote it again), the time spent in the
-    model's queue and the failure, if any (``busy``: the queue timed out)."""
+    model's queue and the failure, if any (``busy``: the queue timed out;
+    ``cut``: the reply stopped at the token limit)."""
 
     start: float
     text: str = ""
@@ -106,6 +107,7 @@ class _Run:
     error: str | None = None
     waited: float = 0.0
     busy: bool = False
+    cut: bool = False
 
 
 class Assistant:
@@ -433,6 +435,7 @@ class Assistant:
             run.ttft = run.ttft if run.ttft is not None else _ms(run.start)
             run.text += delta
             yield Token(delta)
+        run.cut = turn.cut
 
     def _verdict(self, turn: Turn, prompt: str) -> float | None:
         """P(yes) that the sources state the answer: the same prompt up to its
@@ -450,7 +453,7 @@ class Assistant:
                sent: list[str], extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
                quote_refusal: bool = False, identify: bool = False) -> Final:
         """The checked answer, with its timings and the prompt size (``sent``: the user prompts)."""
-        result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines,
+        result = finalize(mode, question, query, run.text, evidence, self.checks, run.error, lines, cut=run.cut,
                           allow_quote=lines is None, verdict=run.verdict, quote_refusal=quote_refusal,
                           pick=quote_of(run.copied, evidence, self.settings.answer) if run.copied else None,
                           papers=self.index.corpus.lexical.names, identify=identify)
@@ -460,7 +463,7 @@ class Assistant:
         if run.busy:
             result.extra["busy"] = True
         tokens = self.count_prompt([prompts.SYSTEM_PROMPT, *sent]) if sent else 0
-        result.extra |= (extra or {}) | {"prompt_tokens": tokens, "copied": run.copied}
+        result.extra |= (extra or {}) | {"prompt_tokens": tokens, "copied": run.copied, "cut": run.cut}
         return Final(result)
 
 

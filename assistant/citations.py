@@ -73,6 +73,19 @@ def without_scaffolding(answer: str) -> str:
     return _ECHO_LINE.sub("", _TAG_LINE.sub("", answer)).strip()
 
 
+#: Where a sentence ends: its stop (a period before a space, not "3.5"), then any citations and closing quotes.
+_SENTENCE_END = re.compile(r"(?:[.!?](?=[\s\[【\"'”’)）]|$)|[。！？])(?:\s*[\[【][\d\s,，;、]+[\]】])*[\"'”’)）]*")
+
+
+def whole_sentences(answer: str) -> str:
+    """A reply cut at the token limit without its unfinished end: the
+    last line up to its last finished sentence, or without the last line
+    when none finished there (a list item's line is finished by its break)."""
+    head, sep, last = answer.rpartition("\n")
+    ends = [m.end() for m in _SENTENCE_END.finditer(last)]
+    return (head + sep + last[:ends[-1]] if ends else head).rstrip()
+
+
 #: Sentences shorter than this (in words) carry no claim to check ("In short:").
 MIN_CLAIM_WORDS = 4
 #: model: as written; added/corrected: citation fixed; quoted/built by construction; unsupported: dropped.

@@ -283,6 +283,7 @@ def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: 
         # verdict, whether it answered, and what the quoted alternative (the draft) states
         "verdict": result.extra.get("verdict"), "model_answered": result.extra.get("model_answered"),
         "copied": result.extra.get("copied"),
+        "cut": result.extra.get("cut", False),
         "facts_in_draft": facts_found(draft, q.facts),
         "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
@@ -340,7 +341,7 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
                           assistant.checks, verdict=None if refused else row["verdict"],
                           quote_refusal=route.keywords and not refused, papers=names,
                           pick=quote_of(copied, evidence, assistant.settings.answer) if copied else None,
-                          identify=route.keywords or intent.identifies(q.question))
+                          identify=route.keywords or intent.identifies(q.question), cut=row.get("cut", False))
         result.extra["prompt_tokens"] = row["prompt_tokens"]
         out.append(row | _row(q, "ask", draft_of(evidence, assistant.settings.answer), result, key_of))
         checked += 1

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 from assistant import prompts
 from assistant.answerability import quotable, responds
 from assistant.chunking import sentences
-from assistant.citations import SentenceSupport, attribute, numbering, render_claims, split_claims, support_json
+from assistant.citations import (
+    SentenceSupport,
+    attribute,
+    numbering,
+    render_claims,
+    split_claims,
+    support_json,
+    whole_sentences,
+)
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.mentions import says, without
@@ -139,7 +147,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
              error: str | None = None, built: list[SentenceSupport] | None = None, allow_quote: bool = True,
              verdict: float | None = None, quote_refusal: bool = False,
              pick: list[SentenceSupport] | None = None, papers: Collection[str] = (),
-             identify: bool = False) -> AnswerResult:
+             identify: bool = False, cut: bool = False) -> AnswerResult:
     """The checked answer for the model's ``text`` over ``evidence``.
 
     ``verdict`` is P(yes) that the sources state the answer (None: not asked).
@@ -154,13 +162,16 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     overrule a refusal they cannot answer (see ``answerability.quotable``);
     ``papers`` are the indexed papers' names. ``identify``: the question
     asks which paper (see ``intent.identifies``), so an answer that names
-    none of its sources is led by the name of the one it cites.
+    none of its sources is led by the name of the one it cites. ``cut``:
+    the reply stopped at the token limit, so its unfinished last sentence
+    ("In contrast, AGM proposes") is no claim and is left out.
     """
     built = built or []
+    written = whole_sentences(text) if cut else text
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
-    claims = [] if not evidence or not text or error else attribute(text, evidence, checks.embedder,
-                                                                    checks.settings.support_threshold, question,
-                                                                    papers, checks.settings.named_support_threshold)
+    claims = [] if not evidence or not written or error else attribute(written, evidence, checks.embedder,
+                                                                       checks.settings.support_threshold, question,
+                                                                       papers, checks.settings.named_support_threshold)
     refused = [c for c in claims if is_refusal(c.text)]
     for claim in refused:
         claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -138,19 +138,22 @@ class LLMClient:
         response = self._with_retries(lambda: llm.chat(messages))
         return (response.message.content or "").strip()
 
-    def _stream(self, messages: list[ChatMessage]) -> Iterator[str]:
+    def _stream(self, messages: list[ChatMessage]) -> Generator[str, None, str | None]:
         """Retries happen only before the first delta; a stream cut later
         raises LLMUnavailable. Closing this generator closes the HTTP stream
         at once (so the server stops writing an answer nobody reads), which
-        is why it holds the SDK's stream itself rather than LlamaIndex's."""
+        is why it holds the SDK's stream itself rather than LlamaIndex's.
+        Returns the finish reason ("length": cut at the token limit)."""
         stream = self._with_retries(lambda: self.client.chat.completions.create(
             model=self.endpoint.model, messages=_wire(messages), stream=True,
             max_tokens=self.settings.answer.max_answer_tokens, temperature=self.settings.answer.temperature))
         said = False
+        finish: str | None = None
         with stream:
             try:
                 for chunk in stream:
                     delta = chunk.choices[0].delta.content if chunk.choices else None
+                    finish = (chunk.choices[0].finish_reason if chunk.choices else None) or finish
                     if delta:
                         said = True
                         yield delta
@@ -160,6 +163,7 @@ class LLMClient:
             raise LLMUnavailable(
                 f"LLM endpoint {self.endpoint.base_url} sent an empty answer: is it an OpenAI-compatible /v1 URL?"
             )
+        return finish
 
     def _yes_probability(self, messages: list[ChatMessage]) -> float | None:
         """P(yes) against P(no) for a yes/no question, from the first token's
@@ -192,6 +196,8 @@ class Turn:
         self.place = place
         self.endpoint = client.endpoint
         self._admitted = False
+        #: Whether the last streamed reply stopped at the token limit (mid-sentence).
+        self.cut = False
 
     def wait(self) -> Iterator[int]:
         """Yields how many requests are ahead while this one waits (five
@@ -211,7 +217,7 @@ class Turn:
 
     def stream(self, messages: list[ChatMessage]) -> Iterator[str]:
         self._admit()
-        yield from self.client._stream(messages)
+        self.cut = (yield from self.client._stream(messages)) == "length"
 
     def yes_probability(self, messages: list[ChatMessage]) -> float | None:
         self._admit()

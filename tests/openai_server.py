@@ -67,6 +67,15 @@ def _message_words(body: dict[str, Any]) -> int:
     return words
 
 
+def _limited(text: str, max_tokens: int | None) -> tuple[str, str]:
+    """The reply as a server with a token limit sends it (one word counted
+    as one token) and its finish reason: "length" when the limit cut it."""
+    words = re.findall(r"\S+\s*", text)
+    if max_tokens is None or len(words) <= max_tokens:
+        return text, "stop"
+    return "".join(words[:max_tokens]).rstrip(), "length"
+
+
 def _pieces(text: str, words_per_piece: int = 3) -> list[str]:
     """Split text into pieces of a few words whose concatenation is exactly ``text``."""
     tokens = [t for t in re.findall(r"\S*\s*", text) if t]
@@ -208,14 +217,15 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # noqa: BLE001 - a test's scripted callable may raise anything: surface it as a 500
             self._send_json(500, _error_body(f"scripted reply raised {exc!r}", "server_error", None))
             return
+        text, finish = _limited(text, body.get("max_tokens"))
         if body.get("stream"):
-            self._stream(body, text)
+            self._stream(body, text, finish)
         else:
-            self._send_json(200, self._completion(body, text))
+            self._send_json(200, self._completion(body, text, finish))
 
     # ---- responses ------------------------------------------------------
 
-    def _completion(self, body: dict[str, Any], text: str) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], text: str, finish: str = "stop") -> dict[str, Any]:
         prompt_tokens = _message_words(body)
         completion_tokens = len(text.split())
         return {
@@ -228,7 +238,7 @@ class _Handler(BaseHTTPRequestHandler):
                     "index": 0,
                     "message": {"role": "assistant", "content": text},
                     "logprobs": None,
-                    "finish_reason": "stop",
+                    "finish_reason": finish,
                 }
             ],
             "usage": {
@@ -265,7 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
         }
 
-    def _stream(self, body: dict[str, Any], text: str) -> None:
+    def _stream(self, body: dict[str, Any], text: str, finish: str = "stop") -> None:
         chunk_id = f"chatcmpl-test-{next(_ids)}"
         self._stream_start()
         self._write_event(self._chunk(body, chunk_id, {"role": "assistant", "content": ""}, None))
@@ -273,7 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._write_event(self._chunk(body, chunk_id, {"content": piece}, None))
             time.sleep(self.server.owner.delay)
         self._leave_once()
-        self._write_event(self._chunk(body, chunk_id, {}, "stop"))
+        self._write_event(self._chunk(body, chunk_id, {}, finish))
         if (body.get("stream_options") or {}).get("include_usage"):
             usage = self._completion(body, text)["usage"]
             self._write_event(

@@ -352,6 +352,22 @@ def test_a_partial_refusal_keeps_its_supported_sentences(assistant: Assistant, s
     assert not result.abstained and result.answer == f"{SPINT_FACT} [1]."
 
 
+def test_a_reply_cut_at_the_token_limit_keeps_its_finished_sentences(answer_settings, seed_index: PaperIndex,
+                                                                     server: ScriptedOpenAI) -> None:
+    """The server stops at ``max_answer_tokens`` words mid-sentence; the
+    answer keeps the finished sentences and leaves the fragment out, while
+    ``model_text`` keeps what the model wrote. A reply that ends by itself
+    without a period is kept whole."""
+    settings = answer_settings.with_(max_answer_tokens=26)
+    fact = "SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1]."
+    server.reply(f"{SPINT_FACT} [1]. {fact} In contrast, HetSyn proposes a new model of synaptic heterogeneity")
+    result = run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1]
+    assert server.requests[-1]["max_tokens"] == 26 and result.model_text.endswith("In contrast,")
+    assert result.answer.endswith(fact) and "In contrast" not in result.answer
+    server.reply(f"{SPINT_FACT} [1]")
+    assert run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1].answer == f"{SPINT_FACT} [1]"
+
+
 def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: PaperIndex,
                                                   server: ScriptedOpenAI) -> None:
     settings = answer_settings.with_(refuse_answer=0.2)

@@ -67,6 +67,17 @@ def test_streaming_reassembles_to_same_text(server: ScriptedOpenAI, client: open
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
 
 
+def test_a_reply_past_max_tokens_is_cut_with_finish_reason_length(server: ScriptedOpenAI,
+                                                                  client: openai.OpenAI) -> None:
+    server.reply("one two three four five six")
+    result = client.chat.completions.create(model="test-model", messages=MESSAGES, max_tokens=4)
+    assert result.choices[0].message.content == "one two three four" and result.choices[0].finish_reason == "length"
+    server.reply("one two three four five six")
+    chunks = list(client.chat.completions.create(model="test-model", messages=MESSAGES, max_tokens=4, stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "one two three four"
+    assert [c.choices[0].finish_reason for c in chunks if c.choices][-1] == "length"
+
+
 def test_callable_reply_sees_request(server: ScriptedOpenAI, client: openai.OpenAI) -> None:
     server.reply(lambda body: "you said: " + body["messages"][-1]["content"])
     assert _ask(client, "hello server") == "you said: hello server"
