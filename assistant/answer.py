@@ -306,19 +306,30 @@ class Assistant:
 
     def compare_papers(self, papers: list[Paper], question: str,
                        aspects: list[str] | None = None) -> Iterator[Event]:
-        """The comparison of resolved papers: the quoted table at once, its
-        values, then the narrative written from the table's sentences."""
+        """The comparison of resolved papers: the quoted table at once, the
+        narrative written from the table's sentences, then the table's
+        values (see ``compare.values``); the answer comes last, with them."""
         start = time.perf_counter()
-        grid = yield from compare.tables(self.selector, papers, aspects or list(compare.DEFAULT_ASPECTS),
-                                         lambda prompt, most: self.llm.complete(_messages(prompt), most),
-                                         self.settings.compare)
+        grid = compare.table(self.selector, papers, aspects or list(compare.DEFAULT_ASPECTS), self.settings.compare)
+        yield grid.event(values=False)
         # every paper gets its own quoted line, even where the narrative skips it or the model refuses
         own = compare.lines_evidence(self.selector, grid.papers, question)
         evidence = compare.evidence(self.selector, grid, own)
         prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
                                         count=len(evidence), language=language_of(question), question=question)
-        lines = _paper_lines(own, _quotes)
-        yield from self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(), lines)
+        final: Final | None = None
+        for event in self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(),
+                                  _paper_lines(own, _quotes)):
+            if isinstance(event, Final):
+                final = event
+            else:
+                yield event
+        yield from compare.values(grid, lambda prompt, most: self.llm.complete(_messages(prompt), most),
+                                  self.settings.compare)
+        assert final is not None  # _answer always ends with the answer
+        final.result.extra |= grid.extra()
+        final.result.timings["total_ms"] = _ms(start)
+        yield final
 
     def conversation(self) -> Conversation:
         return Conversation(self)

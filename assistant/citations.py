@@ -148,6 +148,8 @@ def _split_line(line: str, valid: set[int], names: dict[int, str]) -> list[Sente
     for part in merged:
         cited = [n for n in dict.fromkeys(markers(part)) if n in valid]
         text = re.sub(r"\s+([.,;:!?。])", r"\1", _MARKER.sub("", part)).strip()
+        if text.endswith(("?", "？")):
+            continue  # a question is no claim: the user's question said back ("HetSyn vs Meta-PCN - what's …? [1]")
         claims.append(SentenceSupport(text=text, cited=cited, lead=" ",
                                       status="unsupported" if _MARKERS_AS_WORDS.search(part) else "model"))
     return claims

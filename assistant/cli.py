@@ -350,7 +350,7 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
         if isinstance(event, Routed) and not as_json:
             print(f"Route: {event.kind} ({event.reason})", flush=True)
         elif isinstance(event, Table) and live and not event.values and not event.asked:
-            print("Quoted from the abstracts (the model now adds short values):", flush=True)
+            print("Quoted from the abstracts (short values follow the comparison):", flush=True)
             _print_table(event.papers, event.table)
         elif isinstance(event, Table) and live and not event.values:  # on stderr, like the queue's lines
             print(f"Short values: {event.asked} of {event.asking}…", file=sys.stderr, flush=True)
@@ -366,6 +366,9 @@ def _render(events: Iterator[Any], args: argparse.Namespace, batch: bool = False
             result = event.result
             if result.error:
                 print(f"warning: {result.error} Showing an extractive answer.", file=sys.stderr)
+            if result.extra.get("values_error") and result.extra["values_error"] != result.error:
+                print(f"warning: {result.extra['values_error']} The table's other cells keep their quotes.",
+                      file=sys.stderr)
             if as_json:
                 _print_json(result.to_json())
             else:

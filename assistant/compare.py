@@ -1,6 +1,7 @@
 """Compare 2 to 8 papers in one table whose every cell is quoted.
 
-The table is built in three steps, each useful on its own:
+The table is built in three steps, each useful on its own (the narrative
+is written before the model's values, which it does not read):
 
 1. **Extractive cells**, at once and without a model: for each (paper,
    aspect) the abstract's own sentence that states the aspect, or "not
@@ -18,8 +19,8 @@ The table is built in three steps, each useful on its own:
    quotes that do state the aspect more often than to those that do not.)
    The table is shown again after each value the model gives: 5 papers'
    values take about half a minute on 2 cores, so they fill in one by one,
-   counted, rather than all at the end (``settings.compare.model_values``
-   off: no model values, the narrative comes at once).
+   counted, after the narrative rather than before it
+   (``settings.compare.model_values`` off: no model values).
 3. **A cited narrative** of what the papers share and how they differ,
    through the same checked answer path as every answer.
 
@@ -133,11 +134,13 @@ class Cell:
 
 @dataclass
 class Grid:
-    """The table: aspects down, papers across, and the values the check dropped."""
+    """The table: aspects down, papers across, the cells left for the
+    model's values and the values the check dropped."""
 
     papers: list[Paper]
     aspects: list[str]
     rows: list[list[Cell]]
+    left: list[tuple[Paper, str, Cell]] = field(default_factory=list)
     dropped: list[dict[str, str]] = field(default_factory=list)
     #: Why the model filled no (or not every) value, when it failed.
     error: str | None = None
@@ -510,21 +513,26 @@ def fill_values(grid: Grid, left: Sequence[tuple[Paper, str, Cell]], ask: Callab
 
 
 # -- the comparison ----------------------------------------------------------------------
-def tables(selector: EvidenceSelector, papers: list[Paper], aspects: list[str], ask: Callable[[str, int], str],
-           settings: CompareSettings) -> Generator[Event, None, Grid]:
-    """The extractive table at once, again after each value the model
-    gives (the values copied from the quotes are in from the first value
-    on), then the whole table with its values (``ask(prompt, max_tokens)``
-    sends the model one prompt); returns the final table."""
+def table(selector: EvidenceSelector, papers: list[Paper], aspects: list[str], settings: CompareSettings) -> Grid:
+    """The table shown at once: each cell's quote, and the links, counts
+    and fields copied from the quotes (no model call); the cells left for
+    the model are those ``values`` asks about."""
     check_count(papers)
     grid = extract(papers, aspects, selector.sentence_vectors, selector.embedder.embed, settings)
-    yield grid.event(values=False)
-    left = copy_values(grid)  # links, counts and fields, copied with no model
-    if not settings.model_values:
-        left = []
-    grid.error = yield from fill_values(grid, left, lambda prompt: ask(prompt, settings.value_tokens), settings)
-    yield grid.event(values=True)
+    left = copy_values(grid)
+    grid.left = left if settings.model_values else []
     return grid
+
+
+def values(grid: Grid, ask: Callable[[str, int], str], settings: CompareSettings) -> Generator[Event, None, None]:
+    """The model's short values for the cells ``table`` left, the table
+    again after each (``ask(prompt, max_tokens)`` sends the model one
+    prompt), then the whole table. They come after the narrative: a value
+    per cell takes about half a minute for 5 papers on 2 cores, and the
+    narrative, which reads the quotes and not the values, waited for them
+    (its first word 48 s after a two-paper comparison asked in chat)."""
+    grid.error = yield from fill_values(grid, grid.left, lambda prompt: ask(prompt, settings.value_tokens), settings)
+    yield grid.event(values=True)
 
 
 def evidence(selector: EvidenceSelector, grid: Grid, lines: Sequence[Evidence]) -> list[Evidence]:

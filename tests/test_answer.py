@@ -156,7 +156,7 @@ def test_compare_resolves_names_and_descriptions_and_fills_the_table(assistant: 
     assert "we propose CSBrain" in table["approach"]["a"] and "REVE" in table["approach"]["b"]
     assert "60,000 hours" in table["data"]["b"]
     assert table["limitations or scope"]["a"] == prompts.NOT_STATED
-    prompt = server.requests[-1]["messages"][-1]["content"]
+    prompt = next(r for r in server.requests if r.get("stream"))["messages"][-1]["content"]  # the narrative's
     assert "[1] CSBrain" in prompt and "[2] REVE" in prompt
 
 
@@ -914,6 +914,8 @@ def test_the_prompt_written_back_is_left_out(assistant: Assistant, server: Scrip
     server.reply(echo)  # the copied source alone: its line stays, the scaffolding goes
     result = run(assistant.ask("What is SPINT?"))[1]
     assert "sources>" not in result.answer and "Question:" not in result.answer and SPINT_FACT in result.answer
+    server.reply(f"What is SPINT [1]?\n\n{SPINT_FACT} [1].")  # the question said back without its label
+    assert run(assistant.ask("What is SPINT?"))[1].answer == f"{SPINT_FACT} [1]."
 
 
 def test_a_clause_one_source_sentence_states_whole_is_kept_whatever_its_cosine(assistant: Assistant,

@@ -293,8 +293,10 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     def reply(body: dict) -> str:
         text = values(body)
         asked.append(text)
-        if len(asked) > 1:  # the first value at once, the rest when the test has seen it in the table
-            (values_gate if text else narrative_gate).wait(10)  # the model "thinks" until the test has looked
+        if not text:  # the narrative comes first: it waits until the test has seen the quoted table
+            narrative_gate.wait(10)
+        elif len(asked) > 2:  # the first value at once, the rest when the test has seen it in the table
+            values_gate.wait(10)
         return text or "REVE is pretrained on over 60,000 hours of EEG data from 92 datasets [2]."
 
     page.locator("#mode").get_by_text("Compare").click()
@@ -309,10 +311,13 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     expect(table.locator(".compare.pending")).to_be_visible()  # quoted at once, before any value
     expect(table.locator("thead th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
     expect(table.locator("tbody th")).to_have_text(["data", "subjects"])
-    # the values fill in one by one, counted: REVE's data first, while the others are still asked
+    expect(table.locator(".caption")).to_contain_text("short values follow once the comparison is written")
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("Quoted from the abstracts while the model writes")
+    narrative_gate.set()  # the narrative streams first, then the values fill in one by one, counted
     expect(table.locator(".compare.pending tbody tr").first.locator("td").first.locator(".value")).to_have_text(
         "60,000 hours")
-    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text(re.compile(r"adding short values \(1 of \d+\)"))
+    expect(table.locator(".caption")).to_contain_text(re.compile(r"adding short values \(1 of \d+\)"))
+    expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("REVE is pretrained on over 60,000 hours")
     values_gate.set()
     expect(table.locator(".compare.final")).to_be_visible()
     reve_data = table.locator("tbody tr").first.locator("td").first
@@ -322,7 +327,6 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     reve_data.locator("summary").click()  # and on expand
     expect(reve_data.locator("q")).to_contain_text("we pretrain REVE on over 60,000 hours")
     expect(table.locator("tbody tr").nth(1).locator("td").nth(1)).to_have_text("not stated")  # CSBrain subjects
-    narrative_gate.set()
     bot = answered(page, 1)
     expect(bot.locator("th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
     expect(bot).to_contain_text("REVE is pretrained on over 60,000 hours")

@@ -119,6 +119,10 @@ def test_the_compare_note_counts_the_values_as_the_model_gives_them() -> None:
     def note(values: bool, asked: int = 0, asking: int = 0) -> str:
         return render.table_note(Table([], [], [], values, asked, asking))
 
-    assert note(False) == "_The table below quotes each abstract; the model is adding short values…_"
-    assert note(False, 3, 15) == "_The table below quotes each abstract; the model is adding short values (3 of 15)…_"
-    assert "(3 of 15)" not in note(True, 3, 15) and "writing the comparison" in note(True, 3, 15)
+    assert note(False) == "_The table below quotes each abstract; the model is writing the comparison…_"
+    assert note(False, 3, 15) == "_The model is adding short values to the table below (3 of 15)…_"
+    assert "(3 of 15)" not in note(True, 3, 15) and note(True, 3, 15) == "_Short values added below._"
+    pending = render.compare_table([], [], values=False, asked=3, asking=15)
+    assert "adding short values (3 of 15)" in pending and "follow once the comparison" in render.compare_table(
+        [], [], values=False)
+    assert "stopped giving values (HTTP 500)" in render.compare_table([], [], values=True, error="HTTP 500")

@@ -300,7 +300,7 @@ class Handlers:
         sources are known, its place in the model's queue while it waits, the
         reply as it is written, then the checked answer with linked citations,
         highlighted cards and the export files. A comparison shows its quoted
-        table first, then its values. A new question in the same session stops
+        table first, then its narrative as written, then the table's values. A new question in the same session stops
         this one (and frees its place in the model's queue)."""
         session = session or Session(self.assistant.conversation())
         catalog = self.current()
@@ -325,9 +325,10 @@ class Handlers:
                     yield _update(chat=self._chat(session))
                     return
                 if isinstance(event, Table):
-                    reply["content"] = render.table_note(event)
-                    yield _update(chat=self._chat(session), table=gr.HTML(render.compare_table(event.papers,
-                                                                           event.table, event.values), visible=True))
+                    if not streamed:  # the values fill in after the narrative: its text stays on screen
+                        reply["content"] = render.table_note(event)
+                    yield _update(chat=self._chat(session), table=gr.HTML(render.compare_table(
+                        event.papers, event.table, event.values, asked=event.asked, asking=event.asking), visible=True))
                 elif isinstance(event, Sources):
                     reply["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
@@ -412,7 +413,8 @@ class Handlers:
                        export_bib=gr.DownloadButton(value=bibtex, visible=True),
                        export_csv=gr.DownloadButton(value=table, visible=compared),
                        table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
-                                                          len(result.extra["dropped_values"])) if compared else "",
+                                                          len(result.extra["dropped_values"]),
+                                                          error=result.extra["values_error"]) if compared else "",
                                      visible=compared),
                        session=session, status=self.status.html())
 

@@ -93,22 +93,25 @@ def aspect_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]
 
 
 def table_note(table: Table) -> str:
-    """The chat placeholder while a comparison's table fills."""
+    """The chat placeholder until the comparison's narrative streams (or
+    while the values fill in when the model wrote none)."""
     if table.values:
-        return "_Short values added below; writing the comparison…_"
-    return f"_The table below quotes each abstract; the model is adding short values{_count(table)}…_"
+        return "_Short values added below._"
+    if table.asked:
+        return f"_The model is adding short values to the table below{_count(table.asked, table.asking)}…_"
+    return "_The table below quotes each abstract; the model is writing the comparison…_"
 
 
-def _count(table: Table) -> str:
+def _count(asked: int, asking: int) -> str:
     """' (3 of 15)': how far the model is with the values, once it has given one."""
-    return f" ({table.asked} of {table.asking})" if table.asked else ""
+    return f" ({asked} of {asking})" if asked else ""
 
 
 def compare_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any]], values: bool,
-                  dropped: int = 0) -> str:
+                  dropped: int = 0, asked: int = 0, asking: int = 0, error: str | None = None) -> str:
     """The comparison as an HTML table: each cell's short value with the
     quote it rests on (on hover, and expanded on click; open where there is
-    no value), or "not stated"."""
+    no value), or "not stated"; ``error``: why the model stopped giving values."""
     head = "".join(f'<th scope="col">{esc(p["title"])}</th>' for p in papers)
     body = []
     for row in rows:
@@ -123,11 +126,13 @@ def compare_table(papers: Sequence[dict[str, Any]], rows: Sequence[dict[str, Any
                          f'<summary>quote</summary><q>{esc(cell["quote"])}</q></details></td>')
         body.append(f'<tr><th scope="row">{esc(row["aspect"])}</th>{"".join(cells)}</tr>')
     if not values:
-        caption = "Quoted from each abstract; the model is adding short values…"
+        caption = (f"Quoted from each abstract; the model is adding short values{_count(asked, asking)}…" if asked
+                   else "Quoted from each abstract; short values follow once the comparison is written…")
     else:
         caption = "Each value is copied from the quote beside it and checked against it" + (
             f"; {dropped} value{'' if dropped == 1 else 's'} not found in {'its' if dropped == 1 else 'their'} "
-            "quote dropped." if dropped else ".")
+            "quote dropped." if dropped else ".") + (
+            f" The model stopped giving values ({error}): the cells without one keep their quotes." if error else "")
     state = "final" if values else "pending"
     return (f'<div class="compare {state}"><p class="caption">{esc(caption)}</p><table><thead><tr>'
             f'<th scope="col">aspect</th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
