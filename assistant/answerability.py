@@ -170,6 +170,22 @@ def responds(question: str, claims: list[str]) -> bool:
     return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)
 
 
+#: Words a topic summary's sentence uses to say nothing of its papers ("The papers study the topic of
+#: EEG. They share that they are all about EEG.").
+_ANY_TOPIC = frozenset(tokenize("papers study studies topic share shared all about both they them their these "
+                                "differ different approach focus area field research work use"))
+
+
+def adds_to(topic: str, sentence: str) -> bool:
+    """Whether a summary's sentence says something its topic (the user's
+    message) does not: "The papers study the topic of EEG." says nothing
+    (9 of the 68 sentences of the 2026-12-04 summaries, none holding a
+    gold fact). Only for summaries: in an answer to "which paper …?" a
+    sentence of the question's own words ("It is pretrained with …") is
+    the answer. A Chinese sentence is not judged (not tokenized)."""
+    return has_cjk(sentence) or bool(set(tokenize(sentence)) - set(tokenize(topic)) - _FILLER - _ANY_TOPIC)
+
+
 def asked_details(question: str) -> list[Detail]:
     """The details of ``DETAILS`` a question asks for; a context detail
     only when it is the only one ("what licence is the code under?" asks

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
-from assistant.answerability import quotable, responds
+from assistant.answerability import adds_to, quotable, responds
 from assistant.chunking import sentences
 from assistant.citations import (
     SentenceSupport,
@@ -172,9 +172,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     claims = [] if not evidence or not written or error else attribute(written, evidence, checks.embedder,
                                                                        checks.settings.support_threshold, question,
                                                                        papers, checks.settings.named_support_threshold)
-    refused = [c for c in claims if is_refusal(c.text)]
+    refused = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))]
     for claim in refused:
-        claim.status = "unsupported"  # "The abstracts do not contain…" is not a claim about a paper
+        claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
     kept = [c for c in claims if c.status != "unsupported" and c.text]
     if kept and allow_quote and not responds(question, [c.text for c in kept]):
         kept = []  # the question said back, or no number for "how many": no answer, as a refusal is none

@@ -274,8 +274,12 @@ def test_tokens_are_the_model_reply(assistant: Assistant, server: ScriptedOpenAI
 
 def test_a_summary_asked_in_chat_words_lists_every_paper_cited_to_itself(assistant: Assistant,
                                                                            server: ScriptedOpenAI) -> None:
-    server.reply(lambda body: f"These papers pretrain EEG foundation models [{source_number(body, 'REVE')}].")
+    server.reply(lambda body: "The papers study the topic of EEG foundation models [1]. They share that they are all "
+                 f"about EEG [2]. These papers pretrain EEG foundation models [{source_number(body, 'REVE')}].")
     events, result = run(assistant.conversation().send("can you give me an overview of the EEG foundation models?"))
+    # sentences that say nothing the message does not are left out, and not listed as unsupported either
+    assert result.answer.startswith("These papers pretrain") and "study the topic" not in result.answer
+    assert not any("topic" in s["sentence"] for s in result.support)
     assert isinstance(events[0], Routed) and events[0].kind == "summarize"
     assert result.mode == "chat" and result.extra["route"]["kind"] == "summarize" and not result.abstained
     lines = [line for line in result.answer.splitlines() if line.startswith("- ")]
