@@ -245,8 +245,8 @@ class CompareSettings(Section):
                                                                         "hold: below, the model made it up.")
     model_values: bool = Field(default=True, description="The LLM reads each quoted cell for its short value "
                                                          "(off: cells keep their quotes and copied links or "
-                                                         "counts, and the narrative comes sooner: the values "
-                                                         "are half of a 5-paper answer on 2 cores).")
+                                                         "counts, and the whole answer comes sooner: the "
+                                                         "values are half of a 5-paper answer on 2 cores).")
 
 
 class TopicSettings(Section):
