@@ -44,6 +44,13 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and in contrast|in contrast to|unlike)\s+|;\s+|,\s+and\s+(?=[A-Z])")
 #: A short sentence that states nothing ("Not stated.", "N/A").
 _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.IGNORECASE)
+#: A sentence about every paper of the answer ("Both papers…", "All three…", "Each of them…"): it needs a
+#: source for each; cited to one, it gives that paper's fact to the others (27 of the 703 sentences of the
+#: 2026-12-04 comparison narratives: "Both papers use a masked autoencoding objective … 60,000 hours [2]" of
+#: REVE and SPINT, "Both papers share the goal of … iBCI systems [1]" of SPINT and REVE).
+_OF_EVERY_PAPER = re.compile(r"^\W*(?:both\b|they both\b|(?:they|the papers|the models) (?:all|both)\b|"
+                             r"all (?:two|three|four|five|six|seven|eight)\b|all of (?:them|these|the papers|the models)\b|"
+                             r"each of (?:them|these|the)\b)", re.IGNORECASE)
 #: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,
 #: a list of nothing remains.
 _MARKERS_AS_WORDS = re.compile(r"[\[【]\d+[\]】]\s*[,，、]\s*(?:(?:and|or)\s+)?[\[【]\d+[\]】]\s*[,，、]?\s*(?:and|or)\s+[\[【]\d")
@@ -434,7 +441,8 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     sentence listing them), or one whose added words all stand in one of
     the source's sentences (see ``_contained``). A short clause is far in
     MiniLM from the long sentence that says it, so a long source sentence is
-    also matched clause by clause (see ``source_clauses``).
+    also matched clause by clause (see ``source_clauses``). A sentence said
+    of every paper ("Both papers …") needs two sources that support it.
     """
     named_threshold = threshold if named_threshold is None else named_threshold
     valid = {e.n for e in evidence}
@@ -500,6 +508,10 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             claim.status = "unsupported"
             continue
         cited = list(dict.fromkeys(n for p in picked for n in p or []))
+        if len(cited) < 2 <= len(valid) and _OF_EVERY_PAPER.match(claim.text):
+            # "Both papers pretrain on 60,000 hours of EEG [2]": one paper's fact said of every paper
+            claim.status, claim.misattributed = "unsupported", True
+            continue
         if not set(cited) <= set(claim.cited):
             claim.status = "corrected" if claim.cited else "added"
         claim.cited = cited

@@ -229,6 +229,17 @@ def test_a_count_is_copied_from_its_quote(aspect: str, quote: str, value: str | 
     assert compare.count_value(aspect, quote) == value
 
 
+def test_a_sentence_said_of_both_papers_needs_both_sources(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"Both papers pretrain on 60,000 hours of EEG [2]" gives REVE's data to
+    CSBrain too: removed, and counted as a misattribution of the model's."""
+    server.set_default(compare_replies({}, "Both papers pretrain on over 60,000 hours of EEG data from 92 datasets "
+                                           f"[2]. {NARRATIVE}"))
+    result = run(assistant.compare("CSBrain", "REVE", aspects=["data"]))[1]
+    assert result.answer.startswith("REVE is pretrained on over 60,000 hours") and "Both papers" not in result.answer
+    both = next(s for s in result.support if s["sentence"].startswith("Both papers"))
+    assert both["status"] == "unsupported" and both["misattributed"]
+
+
 def test_an_llm_that_fails_mid_table_keeps_the_quoted_table(assistant: Assistant, server: ScriptedOpenAI) -> None:
     def first_value_then_down(body: dict) -> str:
         if "\nAspect: " in body["messages"][-1]["content"]:  # the narrative came first; then one value
