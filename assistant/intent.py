@@ -68,6 +68,9 @@ _REQUEST = re.compile(
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
     r"(?:(?:is|are) there )?anything|(?:the )?big picture|what do (?:we|you) have|work|research|"
+    # "recommend papers on LLM interpretability": a request, not the recommender-systems topic
+    r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
+    r"(?= (?:[\w-]+ ){0,2}?(?:papers?|readings?|works?|studies)\b)|"
     r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
     re.IGNORECASE)
 #: A question whose answer is a paper ("which ICLR 2026 paper models …?", "… - what's it called?",

@@ -89,6 +89,9 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("papers that study animal behavior", "study animal behavior"),
     ("what's in here about EEG? give me the big picture", "EEG"),
     ("can you give me an overview of the EEG papers?", "EEG"),
+    ("can you recommend papers on LLM interpretability?", "LLM interpretability"),
+    ("suggest some good papers about multimodal recommendation", "multimodal recommendation"),
+    ("recommend me a few transformer papers", "transformer"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
