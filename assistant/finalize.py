@@ -172,8 +172,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     claims = [] if not evidence or not written or error else attribute(written, evidence, checks.embedder,
                                                                        checks.settings.support_threshold, question,
                                                                        papers, checks.settings.named_support_threshold)
-    refused = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))]
-    for claim in refused:
+    no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))]
+    for claim in no_claims:
         claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
     kept = [c for c in claims if c.status != "unsupported" and c.text]
     if kept and allow_quote and not responds(question, [c.text for c in kept]):
@@ -205,7 +205,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         mode=mode, question=question, query=query, answer=answer,
         citations=[{k: s[k] for k in ("n", "paper_id", "title", "venue")} for s in sources if s["n"] <= len(order)],
         sources=sources, abstained=abstained, model="", timings={},
-        support=support_json([c for c in claims + built if all(c is not r for r in refused)], order, evidence),
+        support=support_json([c for c in claims + built if all(c is not r for r in no_claims)], order, evidence),
         extractive=error is not None, error=error, model_text=text,
         quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )
