@@ -14,6 +14,7 @@ import gc
 import json
 import logging
 import os
+import _thread
 import signal
 import sys
 import threading
@@ -45,6 +46,10 @@ class Stopped(KeyboardInterrupt):
 
 #: The stop signals received while a command runs (see ``_stop_signals``).
 _RECEIVED: list[int] = []
+#: Seconds a stopped command may run on without unwinding before the stop is raised again.
+REDELIVER_AFTER_S = 1.5
+#: Servers end on a stop signal by catching it, then close: nothing to raise again there.
+_SERVERS = frozenset({"ui", "mcp", "llm"})
 
 
 def _check_stop() -> None:
@@ -739,30 +744,67 @@ def _pause() -> None:
     time.sleep(1.0)
 
 
+def _unwinding(thread_id: int) -> bool:
+    """Whether the thread handles a stop: runs an ``except`` or ``finally``
+    for it, or for an exception raised there (a cleanup's own errors)."""
+    info = sys._current_exceptions().get(thread_id)
+    exc = info[1] if isinstance(info, tuple) else info  # a (type, value, tb) tuple before Python 3.12
+    for _ in range(32):  # a context chain is short; the bound guards against a cycle
+        if exc is None:
+            return False
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        exc = exc.__context__
+    return False
+
+
+def _raise_again(signum: int, unwound: threading.Event, again: threading.Event) -> None:
+    """Raise the stop again in the main thread while it runs on without
+    unwinding: the handler's raise was lost in a finalizer, and the next
+    ``_check_stop`` may be a whole prompt's reading away. A thread that
+    unwinds (cleanups, rollbacks) is left alone."""
+    main = threading.main_thread().ident
+    calm = 0.0
+    while main is not None and not unwound.wait(0.25):
+        calm = 0.0 if _unwinding(main) else calm + 0.25
+        if calm >= REDELIVER_AFTER_S:
+            again.set()
+            _thread.interrupt_main(signum)
+            calm = 0.0
+
+
 @contextlib.contextmanager
-def _stop_signals() -> Iterator[None]:
+def _stop_signals(server: bool = False) -> Iterator[None]:
     """The first SIGTERM, SIGINT or SIGHUP raises ``Stopped`` (a clean
-    unwind, the local server stopped by the exit hook); a second one kills
-    the local server and exits at once. The handlers stay once a signal came,
-    so a second one during the exit hook still works."""
+    unwind, the local server stopped by the exit hook), raised again if the
+    command runs on (not for a ``server``, which catches it to close); a
+    second signal kills the local server and exits at once. The handlers stay
+    once a signal came, so a second one during the exit hook still works."""
     if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
         yield
         return
     _RECEIVED.clear()
+    unwound, again = threading.Event(), threading.Event()
 
     def handler(signum: int, frame: FrameType | None) -> None:
+        if again.is_set():  # the same stop, raised again by _raise_again
+            again.clear()
+            raise Stopped(_RECEIVED[0])
         _RECEIVED.append(signum)
         if len(_RECEIVED) > 1:
             local = sys.modules.get("assistant.local")  # not imported: no server to kill
             if local is not None:
                 local.kill_all()
             os._exit(128 + signum)
+        if not server:
+            threading.Thread(target=_raise_again, args=(signum, unwound, again), name="stop-again", daemon=True).start()
         raise Stopped(signum)
 
     previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
     try:
         yield
     finally:
+        unwound.set()
         if not _RECEIVED:
             for sig, old in previous.items():
                 signal.signal(sig, old)
@@ -784,7 +826,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from assistant.errors import AssistantError
 
     try:
-        with _stop_signals():
+        with _stop_signals(server=args.command in _SERVERS):
             return COMMANDS[args.command](args)
     except AssistantError as exc:
         if os.environ.get("PAPER_ASSISTANT_DEBUG") and exc.__cause__ is not None:

@@ -221,6 +221,61 @@ def test_a_stop_whose_raise_was_lost_still_stops_the_answer_and_its_export(tmp_p
     assert not out.exists()
 
 
+#: A command under ``cli._stop_signals``: a stop signal handled inside a
+#: finalizer (its raise lost, as Python drops it there), or during a cleanup
+#: that outlasts ``REDELIVER_AFTER_S``; then work that never checks for a stop.
+_STOP_SCRIPT = """
+import signal, sys, time
+from assistant import cli
+
+class Finalized:
+    def __del__(self):
+        signal.raise_signal(signal.SIGTERM)
+
+try:
+    with cli._stop_signals(server=sys.argv[1] == "server"):
+        if sys.argv[2] == "lost":
+            Finalized()  # collected at once: the handler's raise happens in __del__
+            print("raise lost", flush=True)
+        else:
+            try:
+                signal.raise_signal(signal.SIGTERM)
+            finally:
+                try:
+                    raise OSError("a cleanup's own error")
+                except OSError:
+                    time.sleep(2 * cli.REDELIVER_AFTER_S)
+                time.sleep(2 * cli.REDELIVER_AFTER_S)
+                print("cleanup done", flush=True)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            sum(range(10_000))
+        print("ran on", flush=True)
+except cli.Stopped as exc:
+    print(f"stopped by {exc}", flush=True)
+"""
+
+
+def _stop_script(server: str, case: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", _STOP_SCRIPT, server, case], capture_output=True, text=True,
+                          timeout=60, env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[1])})
+    return done.stdout.split("\n")[:-1]
+
+
+def test_a_lost_stop_is_raised_again_while_the_command_runs_on() -> None:
+    """The raise lost in a finalizer: the command is stopped within seconds,
+    not at its next answer event (a whole prompt's reading away)."""
+    lines = _stop_script("command", "lost")
+    assert lines == ["raise lost", "stopped by SIGTERM"]  # before its 10 s of work ran out
+    assert _stop_script("server", "lost") == ["raise lost", "ran on"]  # a server closes by itself
+
+
+def test_a_stop_is_not_raised_again_into_the_cleanup_it_started() -> None:
+    """A cleanup running for the stop (here with an error of its own) is
+    left to finish, however long it takes."""
+    assert _stop_script("command", "cleanup") == ["cleanup done", "stopped by SIGTERM"]
+
+
 def test_crash_leftover_is_adopted_then_stopped_when_unhealthy(seed_settings: Settings, llm_port: int) -> None:
     """kill -9 of `llm serve` orphans its server: the next start reuses it
     (same pid, our key), a hung one is stopped and replaced, `llm stop` ends it."""
