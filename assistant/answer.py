@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -317,16 +317,10 @@ class Assistant:
         evidence = compare.evidence(self.selector, grid, own)
         prompt = prompts.COMPARE.format(sources=self._format(evidence), papers=compare.listing(evidence),
                                         count=len(evidence), language=language_of(question), question=question)
-        final: Final | None = None
-        for event in self._answer("compare", question, grid.query, evidence, prompt, start, grid.extra(),
-                                  _paper_lines(own, _quotes)):
-            if isinstance(event, Final):
-                final = event
-            else:
-                yield event
+        final = yield from self._answering("compare", question, grid.query, evidence, prompt, start, grid.extra(),
+                                           _paper_lines(own, _quotes))
         yield from compare.values(grid, lambda prompt, most: self.llm.complete(_messages(prompt), most),
                                   self.settings.compare)
-        assert final is not None  # _answer always ends with the answer
         final.result.extra |= grid.extra()
         final.result.timings["total_ms"] = _ms(start)
         yield final
@@ -403,9 +397,17 @@ class Assistant:
                 extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
                 quote_refusal: bool = False, identify: bool = False) -> Iterator[Event]:
         """Sources, a quoted draft at once, the model's stream (when there is
-        a ``prompt``), then the checked answer. ``lines`` are sentences built
-        by construction, placed after the model's; ``identify``: the answer
-        must name the paper (see ``finalize``)."""
+        a ``prompt``), then the checked answer (see ``_answering``)."""
+        yield (yield from self._answering(mode, question, query, evidence, prompt, start, extra, lines,
+                                          quote_refusal, identify))
+
+    def _answering(self, mode: str, question: str, query: str, evidence: list[Evidence], prompt: str, start: float,
+                   extra: dict[str, Any] | None = None, lines: list[SentenceSupport] | None = None,
+                   quote_refusal: bool = False, identify: bool = False) -> Generator[Event, None, Final]:
+        """``_answer``'s events, the checked answer returned rather than
+        yielded: a path that adds to it after more events holds it so.
+        ``lines`` are sentences built by construction, placed after the
+        model's; ``identify``: the answer must name the paper (see ``finalize``)."""
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, lines)
         run = _Run(start)
@@ -421,8 +423,8 @@ class Assistant:
                         run.copied = self._pick(turn, prompt)
             except LLMUnavailable as exc:
                 run.error, run.busy = str(exc), isinstance(exc, LLMBusy)
-        yield self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
-                          lines, quote_refusal, identify)
+        return self._final(mode, question, query, evidence, run, retrieval_ms, [prompt] if prompt else [], extra,
+                           lines, quote_refusal, identify)
 
     def _preview(self, evidence: list[Evidence], lines: list[SentenceSupport] | None) -> Iterator[Event]:
         """What is on screen before the model's first word: the sources and

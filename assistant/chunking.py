@@ -17,14 +17,15 @@ from collections.abc import Callable
 MAX_CHUNKS = 1
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(\[])|(?<=[。！？])\s*(?=\S)")
-_NO_SPLIT_BEFORE = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|approx|resp)\.|\b[A-Z]\.)$")
+#: A period that ends an abbreviation or an initial ("e.g.", "et al.", "J."), not a sentence.
+ABBREVIATION_END = re.compile(r"(?:\b(?:e\.g|i\.e|et al|etc|vs|cf|Fig|Eq|approx|resp)\.|\b[A-Z]\.)$")
 
 
 def sentences(text: str) -> list[str]:
     """Sentences of an abstract, not splitting after 'e.g.', 'et al.' or initials."""
     parts: list[str] = []
     for piece in _SENTENCE_END.split(text.strip()):
-        if parts and _NO_SPLIT_BEFORE.search(parts[-1]):
+        if parts and ABBREVIATION_END.search(parts[-1]):
             parts[-1] = f"{parts[-1]} {piece}"
         elif piece:
             parts.append(piece)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from assistant.answerability import NUMBER_WORDS
-from assistant.chunking import sentences
+from assistant.chunking import ABBREVIATION_END, sentences
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
@@ -87,9 +87,10 @@ _SENTENCE_END = re.compile(r"(?:[.!?](?=[\s\[【\"'”’)）]|$)|[。！？])(?
 def whole_sentences(answer: str) -> str:
     """A reply cut at the token limit without its unfinished end: the
     last line up to its last finished sentence, or without the last line
-    when none finished there (a list item's line is finished by its break)."""
+    when none finished there (a list item's line is finished by its break).
+    A cut just after "e.g." or "et al." is no sentence's end."""
     head, sep, last = answer.rpartition("\n")
-    ends = [m.end() for m in _SENTENCE_END.finditer(last)]
+    ends = [m.end() for m in _SENTENCE_END.finditer(last) if not ABBREVIATION_END.search(last[:m.start() + 1])]
     return (head + sep + last[:ends[-1]] if ends else head).rstrip()
 
 

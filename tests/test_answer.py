@@ -368,6 +368,9 @@ def test_a_reply_cut_at_the_token_limit_keeps_its_finished_sentences(answer_sett
     result = run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1]
     assert server.requests[-1]["max_tokens"] == 26 and result.model_text.endswith("In contrast,")
     assert result.answer.endswith(fact) and "In contrast" not in result.answer
+    server.reply(f"{SPINT_FACT} [1]. {fact} Datasets, e.g. M1 and H1 recordings of humans")
+    result = run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1]
+    assert result.model_text.endswith("e.g.") and result.answer.endswith(fact)  # "e.g." ended no sentence
     server.reply(f"{SPINT_FACT} [1]")
     assert run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1].answer == f"{SPINT_FACT} [1]"
 
