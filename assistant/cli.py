@@ -7,6 +7,7 @@ Every failure the user can cause ends as one line on stderr and exit 1.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import atexit
 import contextlib
@@ -14,7 +15,6 @@ import gc
 import json
 import logging
 import os
-import _thread
 import signal
 import sys
 import threading
