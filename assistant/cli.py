@@ -769,7 +769,7 @@ def _raise_again(signum: int, unwound: threading.Event, again: threading.Event) 
         calm = 0.0 if _unwinding(main) else calm + 0.25
         if calm >= REDELIVER_AFTER_S:
             again.set()
-            _thread.interrupt_main(signum)
+            _thread.interrupt_main(signal.Signals(signum))
             calm = 0.0
 
 

@@ -257,7 +257,7 @@ except cli.Stopped as exc:
 
 
 def _stop_script(server: str, case: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", _STOP_SCRIPT, server, case], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _STOP_SCRIPT, server, case], check=True, capture_output=True, text=True,
                           timeout=60, env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[1])})
     return done.stdout.split("\n")[:-1]
 
