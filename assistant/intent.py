@@ -38,7 +38,8 @@ _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|reca
                  r"总结|概述|综述|概况|概括|梳理")
 _SUMMARY = re.compile(
     _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
-    r"tell me about (?:the )?(?:papers|work|research)|papers (?:on|about|dealing with|that deal with))\b",
+    r"tell me about (?:the )?(?:papers|work|research)|"
+    r"papers (?:(?:from|at|in) (?:[\w-]+ ){1,2}?)?(?:on|about|dealing with|that deal with))\b",
     re.IGNORECASE)
 _SUMMARY_ASKED = re.compile(_SUMMARY_WORD, re.IGNORECASE)
 #: "The (big) survey of …" is a paper the message asks about, not a request for one.
@@ -47,7 +48,7 @@ _NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b",
 #: behavior", "what's in here about EEG?"): a summary when the message names no paper.
 _TOPIC_CHAT = re.compile(
     r"^\s*(?:(?:is|are) there )?anything (?:on|about|regarding|related to)\b|"
-    r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in)\b|"
+    r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
     r"(?<![那这一某该]篇)关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)  # "那篇关于…的论文": one paper
@@ -63,10 +64,12 @@ _SIDES = re.compile(
 #: left out of the search query, where it would only dilute the topic.
 _REQUEST = re.compile(
     r"\b(?:(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
-    r"(?:which|what|any|list(?: all)?|name|are there(?: any)?|how many) (?:\w+ ){0,2}?(?:papers|studies|works|articles)"
-    r"(?: (?:are|is|that|which|do|does))?|"
+    # the question's words go, the topic and venue words between them and "papers" stay ("which ICLR 2026 papers …")
+    r"(?:which|what|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
+    r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
-    r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?papers?|in (?:this|the) collection|"
+    r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?(?:papers?|studies|articles)|"
+    r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?anything|(?:the )?big picture|what do (?:we|you) have|work|research|"
     # "recommend papers on LLM interpretability": a request, not the recommender-systems topic
     r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
@@ -85,10 +88,12 @@ _IDENTIFY = re.compile(
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,4}?(?:paper|one|work|study) (?:that|which|where|on|about|with)\b[^?？]*$|"
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
-_LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|deal(?:ing)? with|"
+_LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
                       r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
+#: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.
+_PLURAL = re.compile(r"\b(?:papers|studies|articles)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         return Route("list", "asks which papers match")
     if asks_summary(message) or (not papers and _TOPIC_CHAT.search(message)):
         return Route("summarize", "asks for a summary or overview of a topic")
+    if not papers and is_keyword_query(message) and _PLURAL.search(message):
+        return Route("summarize", "asks for the papers on a topic")
     if is_keyword_query(message):
         return Route("ask", "keyword query: describes the paper it points to", papers, keywords=True)
     return Route("ask", "a question about the papers", papers)

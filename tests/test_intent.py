@@ -50,6 +50,11 @@ def named(text: str) -> list[int]:
     ("what does this survey of EEG models conclude?", "ask"),
     ("give me a survey of the EEG papers", "summarize"),
     ("survey of work on spiking networks, please", "summarize"),
+    # papers asked for in a few words, with or without a venue (2026-12-04: a keyword question, refused)
+    ("papers from ICLR 2026 about fMRI", "summarize"),
+    ("fMRI papers", "summarize"),
+    ("NeurIPS 2025 EEG papers", "summarize"),
+    ("papers for EEG decoding", "summarize"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind
@@ -92,6 +97,14 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("can you recommend papers on LLM interpretability?", "LLM interpretability"),
     ("suggest some good papers about multimodal recommendation", "multimodal recommendation"),
     ("recommend me a few transformer papers", "transformer"),
+    # the words between "which"/"any" and "papers" are the topic or the venue, not the request
+    ("any fMRI papers at ICLR?", "fMRI at ICLR"),
+    ("which ICLR 2026 papers study memory?", "ICLR 2026 study memory"),
+    ("how many EEG papers are there?", "EEG"),
+    ("are there any spiking network papers?", "spiking network"),
+    ("what papers do we have on memory?", "memory"),
+    ("what do these papers say about plasticity?", "say about plasticity"),
+    ("papers from ICLR 2026 about fMRI", "ICLR 2026 about fMRI"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
