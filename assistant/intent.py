@@ -34,7 +34,8 @@ _LIST = re.compile(
     r"\bare there (?:any )?papers\b|哪些论文|哪几篇|有哪些|多少篇|列出",
     re.IGNORECASE)
 #: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
-_SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist)\b|"
+_SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist|"
+                 r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about)\b|"
                  r"总结|概述|综述|概况|概括|梳理")
 _SUMMARY = re.compile(
     _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
@@ -47,7 +48,8 @@ _NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b",
 #: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
 #: behavior", "what's in here about EEG?"): a summary when the message names no paper.
 _TOPIC_CHAT = re.compile(
-    r"^\s*(?:(?:is|are) there )?anything (?:on|about|regarding|related to)\b|"
+    r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research)) (?:on|about|regarding|related to)\b|"
+    r"^\s*(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)\b|"
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
@@ -65,12 +67,16 @@ _SIDES = re.compile(
 _REQUEST = re.compile(
     r"\b(?:(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
     # the question's words go, the topic and venue words between them and "papers" stay ("which ICLR 2026 papers …")
-    r"(?:which|what|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
+    r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
-    r"(?:(?:is|are) there )?anything|(?:the )?big picture|what do (?:we|you) have|work|research|"
+    r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
+    r"work|research|help me(?: to)?(?: find| look for| search for)?|"
+    r"(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)|"
+    r"(?:top|best|good|great|key|important|interesting|relevant|notable|main|major)"
+    r"(?= (?:[\w-]+ ){0,2}?(?:papers|studies|works|articles)\b)|"
     # "recommend papers on LLM interpretability": a request, not the recommender-systems topic
     r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
     r"(?= (?:[\w-]+ ){0,2}?(?:papers?|readings?|works?|studies)\b)|"
@@ -90,6 +96,8 @@ _IDENTIFY = re.compile(
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
                       r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
+#: Words the request leaves after its topic ("what are the EEG papers about?").
+_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.
@@ -137,7 +145,7 @@ def identifies(message: str) -> bool:
 def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
-    topic = _LEADING.sub("", " ".join(_REQUEST.sub(" ", message).split())).strip(" ,.;:")
+    topic = _TRAILING.sub("", _LEADING.sub("", " ".join(_REQUEST.sub(" ", message).split()))).strip(" ,.;:")
     return topic if len(topic) >= 3 else message
 
 

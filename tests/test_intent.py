@@ -55,6 +55,11 @@ def named(text: str) -> list[int]:
     ("fMRI papers", "summarize"),
     ("NeurIPS 2025 EEG papers", "summarize"),
     ("papers for EEG decoding", "summarize"),
+    ("any work on diffusion models?", "summarize"),
+    ("looking for work on memory in RL agents", "summarize"),
+    ("I'm interested in graph neural networks", "summarize"),
+    ("what are the EEG papers about?", "summarize"),
+    ("anything in here on autonomous driving?", "ask"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind
@@ -105,6 +110,11 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("what papers do we have on memory?", "memory"),
     ("what do these papers say about plasticity?", "say about plasticity"),
     ("papers from ICLR 2026 about fMRI", "ICLR 2026 about fMRI"),
+    ("what are the EEG papers about?", "EEG"),
+    ("top papers on LLM evaluation", "LLM evaluation"),
+    ("help me find papers on brain decoding", "brain decoding"),
+    ("any work on diffusion models?", "diffusion models"),
+    ("looking for work on memory in RL agents", "memory in RL agents"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
