@@ -23,7 +23,9 @@ KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
 
 _COMPARE = re.compile(
     r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
-    r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than)\b|比较|对比|区别|不同|相比|异同",
+    r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than|(?:have|has|share) in common|pros and cons|"
+    r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse))\b|"
+    r"比较|对比|区别|不同|相比|异同|哪个更好",
     re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
@@ -168,6 +170,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
             return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
         if len(papers) >= 2:
             return Route("compare", "names two or more papers and asks to compare them", papers)
+    if len(papers) >= 2 and is_keyword_query(message):
+        return Route("compare", f"names {len(papers)} papers and nothing else: compares them", papers)
     if len(papers) >= 2 and not _LIST.search(message) and not asks_summary(message):
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)

@@ -82,6 +82,15 @@ def test_one_question_about_several_named_papers_is_put_to_each() -> None:
     assert not route("which papers besides CSBrain and REVE use EEG?", named).each
 
 
+@pytest.mark.parametrize("message", ["which is better, REVE or CSBrain?", "REVE or CSBrain, which one performs better?",
+                                     "what do REVE and CSBrain have in common?", "pros and cons of REVE and CSBrain",
+                                     "REVE CSBrain", "CSBrain, REVE, SPINT"])
+def test_a_comparison_in_other_words_gets_the_table_not_one_answer_per_paper(message: str) -> None:
+    """Put to each paper alone, "which is better?" has no answer in either abstract."""
+    chosen = route(message, named)
+    assert chosen.kind == "compare" and not chosen.each and len(chosen.papers) >= 2
+
+
 def test_metadata_and_keyword_flags() -> None:
     assert route("which conference is SPINT from?", named).metadata
     assert not route("which papers deal with PDE solvers?", named).metadata
