@@ -901,6 +901,16 @@ def test_a_chinese_answer_is_held_to_its_names_and_numbers_not_to_a_cosine(assis
     assert "MNIST" not in result.answer and "3000" not in result.answer
 
 
+def test_an_uncited_chinese_sentence_is_cited_to_the_source_its_terms_come_from(assistant: Assistant,
+                                                                                 server: ScriptedOpenAI) -> None:
+    """No cosine can place a Chinese sentence; its Latin-script names and the
+    dictionary's English for its terms (联想记忆: associative memory) can."""
+    server.reply("它用阈值非线性实现了分布式表示，从而获得指数级的存储容量。")  # no Latin name, no number
+    result = run(assistant.ask("那篇联想记忆论文用什么办法提高了存储容量？"))[1]
+    assert not result.abstained and result.answer.endswith("[1]。")
+    assert result.citations[0]["title"] == "Associative memory network"
+
+
 @pytest.mark.parametrize("heading", ["References:", "参考文献：", "**Sources**"])
 def test_a_reference_list_the_model_appends_is_left_out(assistant: Assistant, server: ScriptedOpenAI,
                                                         heading: str) -> None:
