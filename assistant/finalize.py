@@ -22,6 +22,7 @@ from assistant import prompts
 from assistant.answerability import adds_to, quotable, responds
 from assistant.chunking import sentences
 from assistant.citations import (
+    MIN_CLAIM_WORDS,
     SentenceSupport,
     attribute,
     numbering,
@@ -172,7 +173,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     claims = [] if not evidence or not written or error else attribute(written, evidence, checks.embedder,
                                                                        checks.settings.support_threshold, question,
                                                                        papers, checks.settings.named_support_threshold)
-    no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))]
+    again = _repeated(claims)
+    no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))
+                 or any(c is r for r in again)]
     for claim in no_claims:
         claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
     kept = [c for c in claims if c.status != "unsupported" and c.text]
@@ -209,6 +212,20 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         extractive=error is not None, error=error, model_text=text,
         quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )
+
+
+def _repeated(claims: list[SentenceSupport]) -> list[SentenceSupport]:
+    """Sentences the reply has already said word for word: the 1.5B model
+    sometimes writes its comparison twice (13 of 525 cached answers of
+    2026-12-04 repeated a sentence, 12 of them comparisons)."""
+    said: set[str] = set()
+    again = []
+    for claim in claims:
+        key = " ".join(claim.text.casefold().split())
+        if key in said and len(key.split()) >= MIN_CLAIM_WORDS:
+            again.append(claim)
+        said.add(key)
+    return again
 
 
 def _names_source(kept: list[SentenceSupport], evidence: list[Evidence]) -> bool:

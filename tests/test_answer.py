@@ -375,6 +375,14 @@ def test_a_reply_cut_at_the_token_limit_keeps_its_finished_sentences(answer_sett
     assert run(Assistant(settings, index=seed_index).ask("What is SPINT?"))[1].answer == f"{SPINT_FACT} [1]"
 
 
+def test_a_sentence_the_reply_repeats_is_said_once(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The 1.5B model sometimes writes its answer twice over."""
+    fact = "SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1]."
+    server.reply(f"{SPINT_FACT} [1]. {fact}\n\nIn short, {SPINT_FACT[0].lower()}{SPINT_FACT[1:]} [1]. {fact}")
+    result = run(assistant.ask("What is SPINT?"))[1]
+    assert result.answer.count("FALCON") == 1 and result.answer.count("In short") == 1
+
+
 def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: PaperIndex,
                                                   server: ScriptedOpenAI) -> None:
     settings = answer_settings.with_(refuse_answer=0.2)
