@@ -233,8 +233,10 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     field ("recent models leverage unified architectures"), not the paper;
     so an aspect asking for that field takes the first sentence (dev cells
     for "application domain": 7 of 10 right, 0 before). An aspect asking a
-    count needs a sentence with a number: "number of models evaluated" had
-    a sentence that names models and counts none."""
+    count needs a sentence that counts it (see ``count_value``): "number of
+    models evaluated" had a sentence that names models and counts none, and
+    "number of downstream tasks" EvoBrain's sentence naming its task with
+    "23%" and "30%" in it (dev "not stated" recall 0.84 → 0.88)."""
     words = _aspect_words(aspect)
     if words & _FIELD:
         return 0  # abstracts open on their field: "In large-scale recommendation systems, …"
@@ -243,8 +245,8 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     cosine = vectors @ aspect_vector
     own = np.arange(len(sents)) >= gist_sentence(sents)
     ok = own & ((share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity))
-    if _COUNT_ASPECT.match(aspect):  # a count is stated by a number, not by the word alone
-        ok &= np.array([bool(_NUMBER.search(number_digits(s)) or _MANY.search(s)) for s in sents])
+    if _COUNT_ASPECT.match(aspect):  # a count is stated by a number of the thing counted, not by the word alone
+        ok &= np.array([bool(count_value(aspect, number_digits(s)) or _MANY.search(s)) for s in sents])
     if not ok.any():
         return None
     score = np.where(ok, cosine + settings.aspect_word_bonus * share, -np.inf)

@@ -73,6 +73,8 @@ def test_five_papers_table_at_once_then_the_narrative_then_checked_values(assist
     # a count is copied from its quote, not asked of the model (which is scripted to say something else)
     assert cell(result, "number of downstream tasks", "CSBrain")["value"] == "11 representative EEG tasks"
     assert cell(result, "number of downstream tasks", "REVE")["value"] == "10 downstream EEG tasks"
+    # EvoBrain's sentence naming its task has numbers (23%, 30%), none counting tasks: not stated
+    assert not cell(result, "number of downstream tasks", "EvoBrain")["stated"]
     # the model's value is not in the quote: dropped, and the clause holding the aspect's cue word replaces it
     assert cell(result, "data", "CodeBrain")["value"] == "Pretrained on the largest public EEG corpus"
     assert result.extra["dropped_values"] == [{"paper_id": cell(result, "data", "CodeBrain")["paper_id"],
