@@ -301,13 +301,15 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
 
     page.locator("#mode").get_by_text("Compare").click()
     expect(page.locator("#message")).to_be_hidden()
+    table = page.locator("#compare-table")
+    expect(table).to_be_attached()  # in the page, hidden: showing it is never lost to a stale "hidden"
+    expect(table).to_be_hidden()
     server.set_default(reply)
     pick(page, "#pick-papers", "REV", "REVE")
     pick(page, "#pick-papers", "CSBr", "CSBrain")
     pick(page, "#pick-papers", "CodeBr", "CodeBrain")
     page.fill("#aspects textarea", "data, subjects")
     page.click("#compare")
-    table = page.locator("#compare-table")
     expect(table.locator(".compare.pending")).to_be_visible()  # quoted at once, before any value
     expect(table.locator("thead th")).to_have_text(["aspect", "REVE", "CSBrain", "CodeBrain"])
     expect(table.locator("tbody th")).to_have_text(["data", "subjects"])

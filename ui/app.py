@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from assistant.settings import Settings, set_offline_env
 
@@ -56,6 +56,11 @@ THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
 CSS = (Path(__file__).parent / "assets" / "app.css").read_text(encoding="utf-8")
 #: How often, and from what age, Gradio deletes its copies of served export files (seconds).
 EXPORT_CACHE = (3600, 3600)
+#: How the comparison table is hidden: in the page but not shown. A component
+#: hidden with ``visible=False`` is unmounted, and the first update that shows it
+#: again can lose to a stale "hidden" one (gradio-app/gradio#13553): the quoted
+#: table then stayed hidden while the chat went on (a flaky browser test).
+HIDDEN: Literal["hidden"] = "hidden"
 #: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
 TOPIC_TURN = 0
 
@@ -396,7 +401,7 @@ class Handlers:
         if clear:
             hidden = gr.DownloadButton(visible=False)
             return _update(chat=self._chat(session), sources=panel, export=hidden, export_bib=hidden, export_csv=hidden,
-                           table=gr.HTML(visible=False), session=session, message="")
+                           table=gr.HTML("", visible=HIDDEN), session=session, message="")
         return _update(chat=self._chat(session), sources=panel)
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
@@ -415,7 +420,7 @@ class Handlers:
                        table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
                                                           len(result.extra["dropped_values"]),
                                                           error=result.extra["values_error"]) if compared else "",
-                                     visible=compared),
+                                     visible=True if compared else HIDDEN),
                        session=session, status=self.status.html())
 
     def _failed(self, message: str, session: Session, reply: dict[str, str]) -> AnswerUpdate:
@@ -581,7 +586,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 aspects = gr.Textbox(label="Aspects (comma-separated; empty: problem, approach, data, evaluation and "
                                            "results, limitations or scope; start with + to add to those)",
                                      placeholder="e.g. dataset, subjects, channels, result", elem_id="aspects")
-            table = gr.HTML(visible=False, elem_id="compare-table")
+            table = gr.HTML(visible=HIDDEN, elem_id="compare-table")
             with gr.Row(visible=bool(h.examples)):
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
             with gr.Row():
