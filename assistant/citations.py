@@ -378,6 +378,31 @@ def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Wor
             and any(added <= sentence and negates == negated for sentence, negated in own.sentences)}, len(added)
 
 
+#: A sentence that answers a yes-or-no question: it says no, or starts with its answer.
+_YES_NO = re.compile(rf"\s*(?:yes|no)\b|.*(?:{_NEGATION.pattern})", re.IGNORECASE | re.DOTALL)
+#: Words a sentence may add to its question and still only say the question back (see ``_premise``).
+PREMISE_ADDED_WORDS = 1
+#: The question's words, in no shown abstract, that make such a sentence the question's own premise.
+PREMISE_UNSTATED_WORDS = 3
+
+
+def _premise(said: set[str], asked: set[str], words: dict[int, _Words]) -> bool:
+    """Whether a sentence (its words, ``said``) states the question's own
+    premise: it adds at most ``PREMISE_ADDED_WORDS`` words to the question
+    (``asked``) and says at least ``PREMISE_UNSTATED_WORDS`` of the
+    question's words that no shown abstract uses. "The authors admit that
+    HetSyn introduces an extra memory cost and training cost per-synapse
+    time constants" for "what downsides of HetSyn do the authors admit,
+    like the extra memory or training cost of per-synapse time constants?"
+    (dev): the cosine to HetSyn's abstract passes, as the question's does.
+    Two such words are too few ("Temporal modeling should be done before
+    graph modeling" answers "in what order … should be done?"), and a
+    negated sentence, or one led by "Yes"/"No", answers a yes-or-no question
+    ("… does not go away with bigger models")."""
+    unstated = (said & asked) - set().union(*(w.abstract for w in words.values()))
+    return len(said - asked) <= PREMISE_ADDED_WORDS and len(unstated) >= PREMISE_UNSTATED_WORDS
+
+
 #: Where a long source sentence lists separate findings: "…: (1) …; and (2) …", "…, while …".
 _SOURCE_CLAUSE = re.compile(r";\s+|:\s+(?=\(?\d\))|,?\s+(?:and\s+)?\(\d\)\s+|,\s+(?:while|whereas)\s+")
 #: Words from which a source sentence is also matched clause by clause.
@@ -516,6 +541,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             for p in parts))
         if elsewhere:
             claim.status = "unsupported"  # another paper's finding under this paper's name
+            continue
+        if not has_cjk(claim.text) and not _YES_NO.match(claim.text) and _premise(set(tokenize(claim.text)), question_words, source_words):
+            claim.status = "unsupported"  # the question's guess said back as the paper's
             continue
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated, or the question's guess

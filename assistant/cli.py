@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", help="find the papers that best match a query")
     search.add_argument("query", help="the query; '-' reads one query per line from stdin (JSON lines out)")
-    search.add_argument("--k", type=int, default=None, help="papers to return (default 5)")
+    search.add_argument("-k", "--k", type=int, default=None, help="papers to return (default 5)")
     search.add_argument("--venue", help="only papers of this venue")
     search.add_argument("--year", type=int, help="only papers of this year")
     search.add_argument("--json", action="store_true", help="print JSON")
@@ -123,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
                                            "a leading '+' adds them to the defaults")
     compare.add_argument("--topic", metavar="ID", help="compare the papers of this topic (its 8 most typical)")
     compare.add_argument("--query", help="compare the best papers for this search")
-    compare.add_argument("--k", type=int, help="papers to take from --query (2 to 8, default 5)")
+    compare.add_argument("-k", "--k", type=int, help="papers to take from --query (2 to 8, default 5)")
     compare.add_argument("--venue", help="--query: only papers of this venue; --topic: the map built for it")
     compare.add_argument("--csv", type=Path, metavar="FILE", help="also write the table as CSV to FILE")
     _answer_options(compare)

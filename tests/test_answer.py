@@ -751,6 +751,24 @@ def test_an_answer_echoing_plain_guessed_names_is_dropped(assistant: Assistant, 
     assert result.abstained and result.answer == prompts.REFUSAL  # and no quote can name them either
 
 
+def test_an_answer_saying_the_question_s_premise_back_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The question guesses the paper's downsides; the 1.5B model says the
+    guess back as the authors' admission (one word added, the guessed words
+    in no abstract). Its cosine to HetSyn's abstract passes, so only its
+    words give it away. A "no" in the question's words is not held to it."""
+    question = ("what downsides of HetSyn do the authors admit, like the extra memory or training cost of "
+                "per-synapse time constants?")
+    server.judgement = 0.5
+    server.reply("The authors admit that HetSyn introduces an extra memory cost and training cost per-synapse "
+                 "time constants [1].")
+    result = run(assistant.ask(question))[1]
+    assert result.abstained and result.answer == prompts.REFUSAL
+    said = "The authors admit that HetSyn introduces an extra memory cost and training cost per-synapse time constants."
+    assert result.to_json()["unsupported"] == [said]
+    server.reply("No, the authors do not admit an extra memory cost or training cost for per-synapse time constants [1].")
+    assert run(assistant.ask(question))[1].to_json()["unsupported"] == []  # a "no" is not the premise said back
+
+
 def test_a_sentence_stating_its_sources_coined_names_is_kept_below_the_usual_cosine(assistant: Assistant,
                                                                                     server: ScriptedOpenAI) -> None:
     """"…evaluated on GSM8K, BBH and CogBench" is 0.55 in MiniLM from the long

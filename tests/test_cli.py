@@ -30,6 +30,8 @@ def test_search_json_contract(seed_settings: Settings, capsys: pytest.CaptureFix
     assert set(payload["results"][0]) == {"paper_id", "title", "venue", "score", "abstract"}
     assert payload["results"][0]["title"] == "SPINT" and payload["results"][0]["venue"] == "NeurIPS 2025"
     assert 0 < payload["results"][0]["score"] <= 1
+    assert main(["search", "What is SPINT?", "--json", "-k", "2", "--storage", str(seed_settings.index.storage)]) == 0
+    assert len(json.loads(capsys.readouterr().out)["results"]) == 2  # -k, as users type it, is --k
 
 
 def test_papers_json_contract_and_venue_filter(seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
