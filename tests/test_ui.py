@@ -349,6 +349,10 @@ def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, 
     page.click("#compare")
     expect(page.locator("#chat [data-testid=bot]").last).to_contain_text("No paper matches 'zzqx unknown'")
     expect(table).to_be_hidden()
+    page.get_by_role("button", name="New conversation").click()
+    expect(page.locator("#export")).to_be_hidden()
+    for hidden in (table, page.locator("#export"), page.locator("#export-csv")):
+        expect(hidden).to_be_attached()  # hidden in the page, never unmounted (see ui.app.HIDDEN)
 
 
 def test_the_stylesheet_file_is_applied(page: Page) -> None:

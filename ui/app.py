@@ -56,10 +56,11 @@ THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
 CSS = (Path(__file__).parent / "assets" / "app.css").read_text(encoding="utf-8")
 #: How often, and from what age, Gradio deletes its copies of served export files (seconds).
 EXPORT_CACHE = (3600, 3600)
-#: How the comparison table is hidden: in the page but not shown. A component
+#: How the comparison table and the export buttons are hidden: in the page but not shown. A component
 #: hidden with ``visible=False`` is unmounted, and the first update that shows it
 #: again can lose to a stale "hidden" one (gradio-app/gradio#13553): the quoted
 #: table then stayed hidden while the chat went on (a flaky browser test).
+#: ``HIDDEN`` components are in the page from the start, so that cannot happen.
 HIDDEN: Literal["hidden"] = "hidden"
 #: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
 TOPIC_TURN = 0
@@ -399,7 +400,7 @@ class Handlers:
         ``clear``: also hide the last exports and table and empty the question box."""
         panel = render.sources_panel([*session.sections, current])
         if clear:
-            hidden = gr.DownloadButton(visible=False)
+            hidden = gr.DownloadButton(visible=HIDDEN)
             return _update(chat=self._chat(session), sources=panel, export=hidden, export_bib=hidden, export_csv=hidden,
                            table=gr.HTML("", visible=HIDDEN), session=session, message="")
         return _update(chat=self._chat(session), sources=panel)
@@ -416,7 +417,7 @@ class Handlers:
         return _update(chat=self._chat(session), sources=render.sources_panel(session.sections),
                        export=gr.DownloadButton(value=markdown, visible=True),
                        export_bib=gr.DownloadButton(value=bibtex, visible=True),
-                       export_csv=gr.DownloadButton(value=table, visible=compared),
+                       export_csv=gr.DownloadButton(value=table, visible=True if compared else HIDDEN),
                        table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
                                                           len(result.extra["dropped_values"]),
                                                           error=result.extra["values_error"]) if compared else "",
@@ -435,8 +436,8 @@ class Handlers:
     @staticmethod
     def new_conversation(session: Session | None) -> tuple[Any, ...]:
         close_session(session)
-        hidden = gr.DownloadButton(visible=False)
-        return [], render.sources_panel([]), hidden, hidden, hidden, gr.HTML(visible=False), None
+        hidden = gr.DownloadButton(visible=HIDDEN)
+        return [], render.sources_panel([]), hidden, hidden, hidden, gr.HTML("", visible=HIDDEN), None
 
     @staticmethod
     def mode_view(mode: str) -> tuple[Any, ...]:
@@ -591,9 +592,9 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
             with gr.Row():
                 clear = gr.Button("New conversation", size="sm")
-                export = gr.DownloadButton("Export answer (.md)", visible=False, size="sm", elem_id="export")
-                export_bib = gr.DownloadButton("BibTeX (.bib)", visible=False, size="sm", elem_id="export-bib")
-                export_csv = gr.DownloadButton("Table (.csv)", visible=False, size="sm", elem_id="export-csv")
+                export = gr.DownloadButton("Export answer (.md)", visible=HIDDEN, size="sm", elem_id="export")
+                export_bib = gr.DownloadButton("BibTeX (.bib)", visible=HIDDEN, size="sm", elem_id="export-bib")
+                export_csv = gr.DownloadButton("Table (.csv)", visible=HIDDEN, size="sm", elem_id="export-csv")
         with gr.Column(scale=2):
             sources = gr.HTML(render.sources_panel([]), elem_id="sources")
     return ChatTab(mode, venue, chatbot, ask_row, message, send, compare_row, picked, aspects, compare_button, table,
