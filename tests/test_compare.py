@@ -380,6 +380,10 @@ def test_a_question_asked_of_each_paper_gets_its_named_method_and_its_two_closes
     ("92 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", True),
     ("93 datasets", "we pretrain REVE on over 60,000 hours of EEG data from 92 datasets", False),
     ("a diffusion model", "we pretrain REVE on over 60,000 hours of EEG data", False),
+    ("Large Vision-Language Models", "to evaluate the capabilities of large vision-language models", True),
+    ("Set Transformer", "A Set Transformer-based adaptive readout (AR) function", True),
+    ("REVE struggles to generalize across variations",  # a name the quote lacks: the paper made the subject
+     "Existing EEG foundation models struggle to generalize across these variations", False),
 ])
 def test_a_value_must_be_in_its_quote(value: str, quote: str, held: bool) -> None:
     assert compare.value_in_quote(value, quote, CompareSettings()) is held
