@@ -88,15 +88,21 @@ Compare these {count} papers ({papers}); a quoted line per paper is shown below 
 #: value its quote does not hold). One cell per request: asked for several
 #: at once, the 1.5B model gave one cell's words for another. No "none"
 #: option: the quote was chosen for the aspect, and offered one the 1.5B
-#: model said none to most quotes that state it (dev cells).
-COMPARE_VALUE = """<sources>
+#: model said none to most quotes that state it (dev cells). The fixed
+#: instructions come first, so that llama.cpp reuses them from the request
+#: before and reads only the quote and the closing line: a value took 1.6 s
+#: instead of 3.5 s on 2 cores, dev cell accuracy 0.737 -> 0.749 (chosen on
+#: dev; test 0.697 -> 0.636, two of 33 cells, see README).
+COMPARE_VALUE = """Copy from the source below the few words that state the aspect named after it: a number with its unit, a name, or a phrase of at most {words} words, exactly as written.
+Example: for the source "FooNet runs at 40 frames per second on a phone." and the aspect "speed", the reply is: 40 frames per second
+Reply with the words only.
+
+<sources>
 [1] {name}: {quote}
 </sources>
 
 Aspect: {aspect}
-Copy from source [1] the few words that state the {aspect} of {name}: a number with its unit, a name, or a phrase of at most {words} words, exactly as written.
-Example: for the source "FooNet runs at 40 frames per second on a phone." and the aspect "speed", the reply is: 40 frames per second
-Reply with the words only."""
+Copy from source [1] the words that state the {aspect} of {name}."""
 
 CONDENSE = """Conversation so far:
 {history}

@@ -117,7 +117,7 @@ def compare_replies(values: dict[str, dict[str, str]], narrative: str = "") -> C
 
     def reply(body: dict) -> str:
         prompt = body["messages"][-1]["content"]
-        asked = re.search(r"^\[1\] (.+?): .*\n</sources>\n\nAspect: (.+)$", prompt, re.MULTILINE)
+        asked = re.search(r"^\[1\] (.+?): .*\n</sources>\n\nAspect: (.+)\n", prompt, re.MULTILINE)
         return narrative if asked is None else values.get(asked.group(1), {}).get(asked.group(2), "none")
 
     return reply
