@@ -26,7 +26,7 @@ from assistant.crosslingual import CJK, dictionary_query, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.mentions import unmentioned
-from assistant.naming import is_coined
+from assistant.naming import WORDISH, is_coined
 
 if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
@@ -208,15 +208,11 @@ def _claim_size(text: str) -> int:
     return len(CJK.sub(" ", text).split()) + cjk // 2
 
 
-#: A word as names are written: "RaCO-DP", "GPT-4o", "DNN-based".
-_WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
-
-
 def _salient(text: str) -> set[str]:
     """Numbers and coined names in a text: what a model invents when it
     confabulates ('1e-5', '10 hours', 'GPT-4'), normalised for matching."""
     numbers = {n.replace(",", "") for n in re.findall(r"\d+(?:[.,]\d+)*", text)}
-    words = (_name_part(w) for w in _WORDISH.findall(text))
+    words = (_name_part(w) for w in WORDISH.findall(text))
     return numbers | {w.casefold() for w in words if is_coined(w)}
 
 
@@ -378,19 +374,19 @@ def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Wor
             and any(added <= sentence and negates == negated for sentence, negated in own.sentences)}, len(added)
 
 
-#: A sentence that answers a yes-or-no question: it says no, or starts with its answer.
-_YES_NO = re.compile(rf"\s*(?:yes|no)\b|.*(?:{_NEGATION.pattern})", re.IGNORECASE | re.DOTALL)
+#: A sentence led by the answer to a yes-or-no question.
+_YES_NO = re.compile(r"\s*(?:yes|no)\b", re.IGNORECASE)
 #: Words a sentence may add to its question and still only say the question back (see ``_premise``).
 PREMISE_ADDED_WORDS = 1
 #: The question's words, in no shown abstract, that make such a sentence the question's own premise.
 PREMISE_UNSTATED_WORDS = 3
 
 
-def _premise(said: set[str], asked: set[str], words: dict[int, _Words]) -> bool:
-    """Whether a sentence (its words, ``said``) states the question's own
-    premise: it adds at most ``PREMISE_ADDED_WORDS`` words to the question
-    (``asked``) and says at least ``PREMISE_UNSTATED_WORDS`` of the
-    question's words that no shown abstract uses. "The authors admit that
+def _premise(text: str, asked: set[str], shown: set[str]) -> bool:
+    """Whether a sentence states the question's own premise: it adds at
+    most ``PREMISE_ADDED_WORDS`` words to the question (``asked``) and says
+    at least ``PREMISE_UNSTATED_WORDS`` of the question's words that no
+    shown abstract uses (``shown``: their words). "The authors admit that
     HetSyn introduces an extra memory cost and training cost per-synapse
     time constants" for "what downsides of HetSyn do the authors admit,
     like the extra memory or training cost of per-synapse time constants?"
@@ -399,8 +395,10 @@ def _premise(said: set[str], asked: set[str], words: dict[int, _Words]) -> bool:
     graph modeling" answers "in what order … should be done?"), and a
     negated sentence, or one led by "Yes"/"No", answers a yes-or-no question
     ("… does not go away with bigger models")."""
-    unstated = (said & asked) - set().union(*(w.abstract for w in words.values()))
-    return len(said - asked) <= PREMISE_ADDED_WORDS and len(unstated) >= PREMISE_UNSTATED_WORDS
+    if has_cjk(text) or _YES_NO.match(text) or _NEGATION.search(text):
+        return False  # Chinese is not tokenized; a yes or a no answers the question
+    said = set(tokenize(text))
+    return len(said - asked) <= PREMISE_ADDED_WORDS and len((said & asked) - shown) >= PREMISE_UNSTATED_WORDS
 
 
 #: Where a long source sentence lists separate findings: "…: (1) …; and (2) …", "…, while …".
@@ -497,7 +495,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     valid = {e.n for e in evidence}
     guessed = {w.casefold() for w in unmentioned(question, [e.paper for e in evidence], papers)}
     # every word the question writes, in any case: "RecSys" said back for "recsys" is the question's word
-    asked = (_salient(question) | {_name_part(w).casefold() for w in _WORDISH.findall(question)}) - guessed
+    asked = (_salient(question) | {_name_part(w).casefold() for w in WORDISH.findall(question)}) - guessed
     # guessed names as an answer would say them back ("Llama" is no coined name, so ``_salient`` misses it)
     echoed = [(g, re.compile(rf"(?<![\w-]){re.escape(g)}(?![\w-])", re.IGNORECASE)) for g in guessed]
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
@@ -517,6 +515,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     claim_vectors, clauses = _embedded(embedder, [t for parts in texts for t in parts], evidence)
     vectors = iter(claim_vectors)
     source_words = {e.n: _Words.of(e) for e in evidence}
+    shown_words = set().union(*(w.abstract for w in source_words.values()))
     for claim, part_texts in zip(checkable, texts, strict=True):
         parts = []
         for text, vector in zip(part_texts, vectors):
@@ -542,7 +541,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if elsewhere:
             claim.status = "unsupported"  # another paper's finding under this paper's name
             continue
-        if not has_cjk(claim.text) and not _YES_NO.match(claim.text) and _premise(set(tokenize(claim.text)), question_words, source_words):
+        if _premise(claim.text, question_words, shown_words):
             claim.status = "unsupported"  # the question's guess said back as the paper's
             continue
         if any(not own for p in parts for own in p.owners):

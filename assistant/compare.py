@@ -44,6 +44,7 @@ from assistant.aspects import ASPECT_CUES, ASPECTS, aspect_sentences, gist_sente
 from assistant.errors import InputError, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.lexical import tokenize
+from assistant.naming import WORDISH
 from assistant.papers import Paper
 from assistant.result import Event, Table, cell_text, short
 from assistant.retrieve import Hit
@@ -306,18 +307,14 @@ def value_in_quote(value: str, quote: str, settings: CompareSettings) -> bool:
     value_numbers, quote_numbers = _numbers(value), _numbers(quote)
     if not value_numbers <= quote_numbers:
         return False
-    quoted_words = {part.casefold() for w in _WORD.findall(quote) for part in (w, *w.split("-"))}  # "Set Transformer"
-    if any(w.casefold() not in quoted_words for w in _WORD.findall(value) if not w.islower()):
+    quoted_words = {part.casefold() for w in WORDISH.findall(quote) for part in (w, *w.split("-"))}  # "Set Transformer"
+    if any(w.casefold() not in quoted_words for w in WORDISH.findall(value) if not w.islower()):
         return False
     words = [w for w in tokenize(number_digits(value)) if not _NUMBER.fullmatch(w)]
     quote_words = set(tokenize(number_digits(quote)))
     if not words:
         return bool(value_numbers)
     return sum(w in quote_words for w in words) >= settings.value_in_quote * len(words)
-
-
-#: A word as a value or a quote writes it ("Vision-Language", "REVE", "4D").
-_WORD = re.compile(r"[A-Za-z][\w-]*")
 
 
 def number_digits(text: str) -> str:

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from assistant.papers import Paper
 
+#: A word as names are written: "RaCO-DP", "GPT-4o", "DNN-based", "REVE".
+WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 # A token that looks like a coined name: inner capitals or digits (RIGNO,
 # CSBrain, RaCO-DP, Meta-PCN, EVNets), not an ordinary capitalised word.
 _TOKEN = r"[A-Za-z][A-Za-z0-9]*(?:[-‐][A-Za-z0-9]+)*\*?"
