@@ -175,7 +175,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
                                                                        papers, checks.settings.named_support_threshold)
     again = _repeated(claims)
     no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))
-                 or any(c is r for r in again)]
+                 or id(c) in again]
     for claim in no_claims:
         claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
     kept = [c for c in claims if c.status != "unsupported" and c.text]
@@ -214,16 +214,18 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     )
 
 
-def _repeated(claims: list[SentenceSupport]) -> list[SentenceSupport]:
-    """Sentences the reply has already said word for word: the 1.5B model
-    sometimes writes its comparison twice (13 of 525 cached answers of
-    2026-12-04 repeated a sentence, 12 of them comparisons)."""
+def _repeated(claims: list[SentenceSupport]) -> set[int]:
+    """The ids of sentences the reply has already said word for word: the
+    1.5B model sometimes writes its comparison twice (13 of 525 cached
+    answers of 2026-12-04 repeated a sentence, 12 of them comparisons).
+    Ids, not the claims: two claims with equal text are equal dataclasses,
+    and only the later one is the repeat."""
     said: set[str] = set()
-    again = []
+    again = set()
     for claim in claims:
         key = " ".join(claim.text.casefold().split())
         if key in said and len(key.split()) >= MIN_CLAIM_WORDS:
-            again.append(claim)
+            again.add(id(claim))
         said.add(key)
     return again
 
