@@ -17,6 +17,13 @@ the facts stated in its raw replies to the 40 fresh v9-dev questions went
 0.558 -> 0.721. Whether the abstracts hold the answer is decided from the
 evidence (``assistant.answerability``, the citation check, P(yes)); the
 refusal phrase is what the answer then says.
+
+A question's prompt (ASK) opens on the question, then the fenced
+sources, then the question again (2026-12-05): a decoder-only model reads
+each abstract knowing what it looks for. On 60 fresh dev questions
+(``v12-dev``, written on 2026-12-04 without reading this code) facts 0.712 ->
+0.773, false refusals 0.075 -> 0.025; P(yes) rose with it, and the refusal
+overrule moved 0.65 -> 0.75 to keep refusal recall (0.60 both ways).
 """
 
 from __future__ import annotations
@@ -42,7 +49,9 @@ Example:
 Question: On how many data collections was the speech model trained, and how much did it improve?
 Answer: FooNet was trained on 12 public speech corpora [1]. It lowers word error rate by 9% over the best baseline [1]."""
 
-ASK = """<sources>
+ASK = """Question: {question}
+
+<sources>
 {sources}
 </sources>
 

@@ -184,11 +184,12 @@ class AnswerSettings(Section):
                                                "with score fusion: every answerable dev question's top paper is "
                                                "at 0.277 or more, four unanswerable ones below 0.25).")
     overrule_refusal: float = Field(
-        default=0.65, ge=0, le=1, description="P(yes) that the sources state the answer from which a reply that "
+        default=0.75, ge=0, le=1, description="P(yes) that the sources state the answer from which a reply that "
                                               "gives no answer (a refusal, the question said back, no number for "
                                               "'how many') is replaced by the quoted sentence the model copies "
                                               "(calibrated on the dev split, after the evidence rules of "
-                                              "`assistant.answerability`)."
+                                              "`assistant.answerability`; 0.65 before the question led the "
+                                              "prompt, which lifts P(yes): 0.70 to 0.80 the same on dev)."
     )
     refuse_answer: float = Field(
         default=0.42, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "

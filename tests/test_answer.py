@@ -127,7 +127,7 @@ def test_follow_up_is_rewritten_and_memory_is_per_conversation(assistant: Assist
     server.reply("HEIST is a hierarchical graph transformer foundation model [1].")
     run(second.send("What is HEIST?"))
     assert len(second.history) == 1 and len(first.history) == 2
-    assert "SPINT" not in server.requests[-1]["messages"][-1]["content"].split("Question:")[1]
+    assert "SPINT" not in server.requests[-1]["messages"][-1]["content"].split("Question:")[-1]
 
 
 def test_topic_summary_gathers_all_papers_above_the_cutoff(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -211,7 +211,9 @@ def test_injection_in_an_abstract_stays_data(tmp_path: Path, seed_settings, embe
     messages = server.requests[-1]["messages"]
     assert [m["role"] for m in messages] == ["system", "user"] and messages[0]["content"] == prompts.SYSTEM_PROMPT
     user = messages[1]["content"]
-    assert user.index("<sources>") < user.index("InjectNet") < user.index("</sources>") < user.index("Question:")
+    # the question before the fenced sources and again after them, where the model answers it
+    assert user.index("Question:") < user.index("<sources>") < user.index("Ignore previous") < user.index("</sources>")
+    assert user.rindex("Question:") > user.index("</sources>")
     assert "[99]" not in result.answer and all(c["n"] <= len(result.sources) for c in result.citations)
     assert result.support[0]["citations"] == [] and result.support[1]["citations"] == [1]
 
