@@ -189,7 +189,8 @@ class AnswerSettings(Section):
                                               "'how many') is replaced by the quoted sentence the model copies "
                                               "(calibrated on the dev split, after the evidence rules of "
                                               "`assistant.answerability`; 0.65 before the question led the "
-                                              "prompt, which lifts P(yes): 0.70 to 0.80 the same on dev)."
+                                              "prompt, which lifts P(yes): 0.75 and 0.80 the same on dev, 0.70 "
+                                              "between them and 0.65)."
     )
     refuse_answer: float = Field(
         default=0.42, ge=0, le=1, description="P(yes) below which a model answer is replaced by the refusal "
