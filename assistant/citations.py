@@ -252,6 +252,7 @@ class _Part:
     owners: list[set[int]]
     tied: set[int] = field(default_factory=set)  # sources held to the lower bar (see ``attribute``)
     restated: set[int] = field(default_factory=set)  # sources one sentence of which says it all: no cosine needed
+    foreign: set[int] = field(default_factory=set)  # sources the clause's words place in the asked-about paper
 
 
 def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, lower: float) -> list[int] | None:
@@ -259,8 +260,8 @@ def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, low
     None when none does. A clause naming a paper may cite only that paper,
     and the sources it cites must hold its numbers and coined names. A
     source the clause is tied to supports it from the ``lower`` cosine,
-    one that restates it whatever the cosine."""
-    allowed = set(part.named) or valid
+    one that restates it whatever the cosine; a ``foreign`` one never does."""
+    allowed = (set(part.named) or valid) - part.foreign
 
     def holds(n: int) -> bool:
         return n in part.restated or part.scores[n] >= (min(lower, threshold) if n in part.tied else threshold)
@@ -346,7 +347,17 @@ def _cjk_source(text: str, asked: set[str], words: dict[int, _Words]) -> list[in
 _NUMBER_WORDS = frozenset(tokenize(" ".join(NUMBER_WORDS)))
 
 
-def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Words]) -> tuple[set[int], int]:
+def _foreign(said: set[str], words: dict[int, _Words], by: int | None = None) -> set[int]:
+    """The sources a clause (``said``, its words) cannot be from: it uses
+    ``FOREIGN_WORDS`` words their abstract lacks and another shown paper's
+    (``by``: that source's) has; one such word ("people", "than") is chance."""
+    return {n for n, own in words.items()
+            if any(len((said - own.abstract) & other.abstract) >= FOREIGN_WORDS
+                   for m, other in words.items() if m != n and by in (None, m))}
+
+
+def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Words],
+               foreign: set[int]) -> tuple[set[int], int]:
     """The sources in one sentence of which every word the clause adds to
     the question (``asked``, at least two words, or one that is a number:
     "Earth-Iron covers five Earth spheres" for "how many Earth spheres do
@@ -359,18 +370,15 @@ def _contained(text: str, said: set[str], asked: set[str], words: dict[int, _Wor
     "…which kinds of subjects…?" is the source's "…in human and non-human
     primates", at cosine 0.43 to it; "Probing was 278 times less
     computationally expensive than fine-tuning" is a clause of one long
-    sentence, at cosine 0.25 to it. Not a source when the clause uses
-    ``FOREIGN_WORDS`` words that only another shown paper uses: "the study
-    on AI debate with biased judges considers 22 demographic groups"
-    describes the debate paper with the other paper's figure (one such
-    word, "people" or "than", is chance). ``said``: the clause's words, tokenized."""
+    sentence, at cosine 0.25 to it. Not a ``foreign`` source (see
+    ``_foreign``): "the study on AI debate with biased judges considers 22
+    demographic groups" describes the debate paper with the other paper's
+    figure. ``said``: the clause's words, tokenized."""
     added = said - asked
     if len(added) < 2 and not (added and added <= _NUMBER_WORDS | {w for w in added if w.isdigit()}):
         return set(), len(added)
     negates = bool(_NEGATION.search(text))
-    return {n for n, own in words.items()
-            if not any(len((said - own.abstract) & other.abstract) >= FOREIGN_WORDS
-                       for m, other in words.items() if m != n)
+    return {n for n, own in words.items() if n not in foreign
             and any(added <= sentence and negates == negated for sentence, negated in own.sentences)}, len(added)
 
 
@@ -469,8 +477,8 @@ def _embedded(embedder: MiniLMEmbedding, texts: list[str], evidence: list[Eviden
 
 
 def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, threshold: float,
-              question: str = "", papers: Collection[str] = (), named_threshold: float | None = None
-              ) -> list[SentenceSupport]:
+              question: str = "", papers: Collection[str] = (), named_threshold: float | None = None,
+              about: int | None = None) -> list[SentenceSupport]:
     """Check, add and correct the citations of every answer sentence.
 
     A sentence is supported by a source when one of its sentences is close
@@ -490,6 +498,16 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     MiniLM from the long sentence that says it, so a long source sentence is
     also matched clause by clause (see ``source_clauses``). A sentence said
     of every paper ("Both papers …") needs two sources that support it.
+    ``about`` is the source the question asks about (the single-question
+    path's top paper): another source never supports a clause that uses
+    ``FOREIGN_WORDS`` words of its abstract that that source's lacks. "The
+    behavioral dataset used to fit the DNN/RNN learning-rule models
+    contained 78 mice [2]" (dev, unanswerable) cites the paper of the 78
+    mice, at a cosine that passes; "DNN", "RNN", "learning" and "rule" are
+    the asked-about paper's, which counts no mice. Any other source's
+    words place nothing: a paraphrase of the question ("the
+    mixture-of-LoRA-experts deepfake detector") often uses words of an
+    unrelated paper shown beside (4 right dev answers lost a sentence).
     """
     named_threshold = threshold if named_threshold is None else named_threshold
     valid = {e.n for e in evidence}
@@ -516,6 +534,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     vectors = iter(claim_vectors)
     source_words = {e.n: _Words.of(e) for e in evidence}
     shown_words = set().union(*(w.abstract for w in source_words.values()))
+    name_words = {e.n: set(tokenize(e.paper.name)) for e in evidence}
     for claim, part_texts in zip(checkable, texts, strict=True):
         parts = []
         for text, vector in zip(part_texts, vectors):
@@ -526,10 +545,14 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             said = _salient(text) | {g for g, pattern in echoed if pattern.search(text)}
             own = said - asked
             coined = any(not item[0].isdigit() for item in own - plain)
-            contained, added = _contained(text, said_words, question_words, source_words)
-            parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, _mentions(text, evidence),
+            named = _mentions(text, evidence)
+            placing = said_words - {w for n in named for w in name_words[n]}  # a name said ties by ``named``
+            contained, added = _contained(text, said_words, question_words, source_words,
+                                          _foreign(placing, source_words))
+            parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, named,
                                [{n for n in valid if item in known[n]} for item in own],
-                               valid if coined else contained, contained if added >= RESTATED_WORDS else set()))
+                               valid if coined else contained, contained if added >= RESTATED_WORDS else set(),
+                               _foreign(placing, source_words, about) - {about} if about is not None else set()))
         for n in valid:  # what the UI shows: the sentence's best match in each source
             best = max(parts, key=lambda p: p.scores[n])
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]

@@ -170,9 +170,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     built = built or []
     written = whole_sentences(text) if cut else text
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
-    claims = [] if not evidence or not written or error else attribute(written, evidence, checks.embedder,
-                                                                       checks.settings.support_threshold, question,
-                                                                       papers, checks.settings.named_support_threshold)
+    claims = [] if not evidence or not written or error else attribute(
+        written, evidence, checks.embedder, checks.settings.support_threshold, question, papers,
+        checks.settings.named_support_threshold, about=evidence[0].n if mode == "ask" else None)
     again = _repeated(claims)
     no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))
                  or id(c) in again]
@@ -194,7 +194,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         # a paper's name and nothing the question does not say: a guess ("REVE." for EvoBrain's description)
         kept = quoted(evidence[:1], checks.settings)  # the paper retrieval put first, named and quoted
         claims = kept = [_naming_line(kept, evidence), *kept]
-    elif identify and kept and not _names_source(kept, evidence):
+    elif identify and kept and (not _names_source(kept, evidence) or all(c.status == "quoted" for c in kept)):
+        # a quote names its paper only in its "Name: “…”" lead: the answer to "which paper" comes first
         if kept[0].lead == "":
             kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]

@@ -634,7 +634,9 @@ def test_asked_which_paper_a_name_said_with_the_question_s_own_words_is_a_guess(
                                                                                 server: ScriptedOpenAI) -> None:
     """A name with nothing but the question's words ("REVE detects seizures
     with a graph that changes over time" for EvoBrain's description) says
-    nothing of the paper: the top source is named and quoted instead."""
+    nothing of the paper: the top source is named and quoted instead (its
+    words place the sentence in the top paper, so the named one cannot
+    support it, and the quotes that overrule the refusal lead with the name)."""
     def guess(body: dict) -> str:
         other = next(int(n) for n in re.findall(r"^\[(\d+)\] ", body["messages"][-1]["content"], re.MULTILINE)
                      if int(n) != source_number(body, "STEER"))
@@ -828,6 +830,21 @@ def test_a_clause_describing_one_paper_with_anothers_words_is_not_kept(assistant
     server.judgement = 0.9
     result = run(assistant.ask(question))[1]
     assert "AI debate with biased judges considers" not in result.answer
+
+
+def test_a_sentence_about_the_asked_paper_with_another_papers_count_is_dropped(assistant: Assistant,
+                                                                              server: ScriptedOpenAI) -> None:
+    """The mice are counted by the scaling paper; "behavioral dataset",
+    "DNN/RNN" and "learning-rule" are the words of the paper the question
+    asks about, whose abstract counts none: cited to the scaling paper, the
+    sentence passed on cosine and number (dev, 2026-12-05)."""
+    scaling = "Scaling data and artificial neural networks"
+    server.reply(lambda body: "The behavioral dataset used to fit the DNN/RNN learning-rule models contained 78 mice "
+                              f"[{source_number(body, scaling)}].")
+    server.judgement = 0.9
+    result = run(assistant.ask("how many mice were in the behavioral dataset used to fit the DNN/RNN learning-rule "
+                               "models, and where was it recorded?"))[1]
+    assert "learning-rule models contained 78 mice" not in result.answer  # quoted sentences may stand in its place
 
 
 def test_quotable_needs_a_number_for_an_amount_and_no_name_the_abstracts_lack() -> None:
