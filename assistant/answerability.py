@@ -145,8 +145,11 @@ _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bby how much\b|\bwhat (?:perce
 #: A number in Chinese text: digits next to characters ("使用了16个数据集", where ``_NUMBER`` sees a
 #: word character before the 1) or written out ("六万小时").
 _CJK_NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万亿]")
-#: Words an answer adds to its question without saying anything ("Yes, … had a paper on …").
-_FILLER = frozenset(tokenize("yes no indeed paper study work abstract source article authors"))
+#: Words an answer adds to its question without saying anything ("Yes, … had a paper on …"), vague
+#: amounts among them: "DeepSADR was evaluated on several cancer types and drugs" for "which cancer
+#: types and which drugs…?" names none (dev, unanswerable; no answerable dev reply changed, 2026-12-05).
+_FILLER = frozenset(tokenize("yes no indeed paper study work abstract source article authors "
+                             "several various multiple many some numerous certain"))
 
 
 def responds(question: str, claims: list[str]) -> bool:

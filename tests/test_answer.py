@@ -1051,6 +1051,9 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert responds("how does the trick decide how much each branch is contributing?",
                     ["It estimates each contribution with mutual information."])
     assert not responds("what perceptual tendency gets stronger?", ["Yes, the perceptual tendency gets stronger."])
+    assert not responds("which cancer types and which drugs were in the patient cohorts DeepSADR was evaluated on?",
+                        ["DeepSADR was evaluated on several cancer types and drugs."])  # a vague amount names none
+    assert responds("which cancer types was DeepSADR evaluated on?", ["DeepSADR was evaluated on several lung cancers."])
     assert responds("这个模型的性能怎么变？", ["模型参数加大之后性能变好。"])  # Chinese is not judged on its words
     assert responds("CSBrain 一共在多少个任务上做了实验？", ["CSBrain 在11个脑电任务上做了实验。"])
     assert responds("REVE 用了多少小时的数据？", ["REVE 用了六万小时的脑电数据。"])
