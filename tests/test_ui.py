@@ -263,8 +263,10 @@ def test_topic_summary_from_the_example_button(page: Page, server: ScriptedOpenA
     expect(page.locator("#chat [data-testid=user]")).to_contain_text("Topic summary: EEG foundation models")
 
 
-def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, server: ScriptedOpenAI) -> None:
+def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, server: ScriptedOpenAI,
+                                                                  request: pytest.FixtureRequest) -> None:
     gate = threading.Event()
+    request.addfinalizer(gate.set)  # a failure here must not leave the shared server waiting for the next test
 
     def reply(body: dict) -> str:
         gate.wait(10)  # the model "thinks" until the test has seen the quoted lines
@@ -283,8 +285,11 @@ def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, se
     assert "Topic: EEG foundation models" in server.requests[-1]["messages"][-1]["content"]
 
 
-def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, server: ScriptedOpenAI) -> None:
+def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, server: ScriptedOpenAI,
+                                                                    request: pytest.FixtureRequest) -> None:
     values_gate, narrative_gate = threading.Event(), threading.Event()
+    for gate in (values_gate, narrative_gate):  # a failure must not leave the shared server waiting
+        request.addfinalizer(gate.set)
     values = compare_replies({"REVE": {"data": "60,000 hours", "subjects": "25,000 subjects"},
                               "CSBrain": {"data": "16 datasets"}})
 

@@ -56,11 +56,14 @@ THEME = gr.themes.Default(font=["ui-sans-serif", "system-ui", "sans-serif"],
 CSS = (Path(__file__).parent / "assets" / "app.css").read_text(encoding="utf-8")
 #: How often, and from what age, Gradio deletes its copies of served export files (seconds).
 EXPORT_CACHE = (3600, 3600)
-#: How the comparison table and the export buttons are hidden: in the page but not shown. A component
+#: How the export buttons are hidden: in the page but not shown. A component
 #: hidden with ``visible=False`` is unmounted, and the first update that shows it
 #: again can lose to a stale "hidden" one (gradio-app/gradio#13553): the quoted
 #: table then stayed hidden while the chat went on (a flaky browser test).
-#: ``HIDDEN`` components are in the page from the start, so that cannot happen.
+#: ``HIDDEN`` components are in the page from the start; that made the race rarer,
+#: not gone (the table still stayed hidden in 1 of the CI runs of 2026-12-05). So
+#: the table's visibility is never updated at all: it is shown while it has a
+#: table to show (``app.css``: hidden when empty), and its updates are content only.
 HIDDEN: Literal["hidden"] = "hidden"
 #: The Topics tab's summary is one answer at a time: its cards are numbered as answer 0.
 TOPIC_TURN = 0
@@ -333,8 +336,8 @@ class Handlers:
                 if isinstance(event, Table):
                     if not streamed:  # the values fill in after the narrative: its text stays on screen
                         reply["content"] = render.table_note(event)
-                    yield _update(chat=self._chat(session), table=gr.HTML(render.compare_table(
-                        event.papers, event.table, event.values, asked=event.asked, asking=event.asking), visible=True))
+                    yield _update(chat=self._chat(session), table=render.compare_table(
+                        event.papers, event.table, event.values, asked=event.asked, asking=event.asking))
                 elif isinstance(event, Sources):
                     reply["content"] = render.reading(len(event.sources))
                     yield self._progress(session, render.sources_section(turn, question, event.sources))
@@ -402,7 +405,7 @@ class Handlers:
         if clear:
             hidden = gr.DownloadButton(visible=HIDDEN)
             return _update(chat=self._chat(session), sources=panel, export=hidden, export_bib=hidden, export_csv=hidden,
-                           table=gr.HTML("", visible=HIDDEN), session=session, message="")
+                           table="", session=session, message="")
         return _update(chat=self._chat(session), sources=panel)
 
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
@@ -418,10 +421,9 @@ class Handlers:
                        export=gr.DownloadButton(value=markdown, visible=True),
                        export_bib=gr.DownloadButton(value=bibtex, visible=True),
                        export_csv=gr.DownloadButton(value=table, visible=True if compared else HIDDEN),
-                       table=gr.HTML(render.compare_table(result.extra["papers"], result.extra["table"], True,
-                                                          len(result.extra["dropped_values"]),
-                                                          error=result.extra["values_error"]) if compared else "",
-                                     visible=True if compared else HIDDEN),
+                       table=render.compare_table(result.extra["papers"], result.extra["table"], True,
+                                                  len(result.extra["dropped_values"]),
+                                                  error=result.extra["values_error"]) if compared else "",
                        session=session, status=self.status.html())
 
     def _failed(self, message: str, session: Session, reply: dict[str, str]) -> AnswerUpdate:
@@ -437,7 +439,7 @@ class Handlers:
     def new_conversation(session: Session | None) -> tuple[Any, ...]:
         close_session(session)
         hidden = gr.DownloadButton(visible=HIDDEN)
-        return [], render.sources_panel([]), hidden, hidden, hidden, gr.HTML("", visible=HIDDEN), None
+        return [], render.sources_panel([]), hidden, hidden, hidden, "", None
 
     @staticmethod
     def mode_view(mode: str) -> tuple[Any, ...]:
@@ -587,7 +589,7 @@ def _chat_tab(h: Handlers) -> ChatTab:
                 aspects = gr.Textbox(label="Aspects (comma-separated; empty: problem, approach, data, evaluation and "
                                            "results, limitations or scope; start with + to add to those)",
                                      placeholder="e.g. dataset, subjects, channels, result", elem_id="aspects")
-            table = gr.HTML(visible=HIDDEN, elem_id="compare-table")
+            table = gr.HTML("", elem_id="compare-table")  # shown by its content (see ``HIDDEN``)
             with gr.Row(visible=bool(h.examples)):
                 examples = [(gr.Button(e.label, size="sm"), e) for e in h.examples]
             with gr.Row():
