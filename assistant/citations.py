@@ -552,7 +552,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, named,
                                [{n for n in valid if item in known[n]} for item in own],
                                valid if coined else contained, contained if added >= RESTATED_WORDS else set(),
-                               _foreign(placing, source_words, about) - {about} if about is not None else set()))
+                               _foreign(placing, source_words, about) if about is not None else set()))
         for n in valid:  # what the UI shows: the sentence's best match in each source
             best = max(parts, key=lambda p: p.scores[n])
             claim.scores[n], claim.quotes[n] = best.scores[n], best.quotes[n]
