@@ -267,6 +267,8 @@ def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, low
         return n in part.restated or part.scores[n] >= (min(lower, threshold) if n in part.tied else threshold)
 
     supported = [n for n in cited if n in allowed and holds(n)]
+    if part.owners:  # a cited source holding none of the clause's numbers and names gives none of its facts
+        supported = [n for n in supported if any(n in own for own in part.owners)]
     if supported and all(own & set(supported) for own in part.owners):
         return supported
     candidates = allowed.intersection(*part.owners) if part.owners else allowed
@@ -527,6 +529,11 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     # Celeb-DF.", which no abstract shown names)
     checkable = [c for c in claims if c.status != "unsupported" and (
         _claim_size(c.text) >= MIN_CLAIM_WORDS or any(pattern.search(c.text) for _, pattern in echoed))]
+    for claim in claims:  # too short to match, but "100,000 research papers [1][2]" is only [1]'s number
+        own = _salient(claim.text) - asked
+        holding = [n for n in claim.cited if n in known and own & known[n]]
+        if claim not in checkable and claim.status != "unsupported" and holding and holding != claim.cited:
+            claim.cited, claim.status = holding, "corrected"
     if not checkable or not evidence:
         return claims
     texts = [_parts(c.text, evidence) for c in checkable]

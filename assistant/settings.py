@@ -205,6 +205,11 @@ class AnswerSettings(Section):
                                               "(\"evaluated on GSM8K and BBH\"), or every word it adds to the "
                                               "question stands in one sentence of it (chosen on dev: 4 facts kept "
                                               "that 0.55 dropped, no wrong sentence let in).")
+    aside_relative: float = Field(default=0.8, ge=0, le=1, description="On the single-question path, a paper "
+                                                                     "the answer cites whose closest sentence is "
+                                                                     "below this share of the best sentence's "
+                                                                     "cosine to the question is an aside, left "
+                                                                     "out (chosen on dev).")
     extractive_sentences: int = Field(default=2, ge=1, le=10, description="Sentences quoted as the answer when the "
                                                                           "model gives none (the one it copied and "
                                                                           "its paper's next ones, else the most "

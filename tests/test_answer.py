@@ -1096,3 +1096,44 @@ def test_a_finding_one_clause_of_a_long_sentence_states_is_supported(assistant: 
     result = run(assistant.ask("What makes deep predictive coding networks hard to train?"))[1]
     assert result.answer == answer.format(n=1) and not result.quoted
     assert result.support[0]["score"] >= 0.55
+
+
+def test_a_paper_brought_in_aside_leaves_a_single_question_answer(assistant: Assistant,
+                                                                  server: ScriptedOpenAI) -> None:
+    """A small model writes back another source shown beside the asked-about
+    paper ("NeuroPaint (NeurIPS 2025): …" under a question about AGM): its
+    sentences are true, cited to their own paper, and answer nothing asked.
+    They leave the answer, and the paper leaves its citations."""
+    def reply(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        lines = re.findall(r"^\[(\d+)\] ([^(\n]+) \([^)]*\): (.+)$", prompt, re.MULTILINE)
+        agm = source_number(body, "AGM")
+        other = next((int(n), name.strip(), text) for n, name, text in lines if int(n) != agm)
+        first = re.split(r"(?<=\.)\s", other[2])[0]
+        return (f"AGM estimates each branch's contribution and masks its gradients accordingly [{agm}]. "
+                f"{other[1]} (NeurIPS 2025): {first} [{other[0]}].")
+    server.reply(reply)
+    server.judgement = 0.9
+    question = "how does the recommendation paper with adaptive gradient masking balance the ID and multimodal branches?"
+    result = run(assistant.ask(question))[1]
+    assert "masks its gradients" in result.answer
+    assert [c["title"] for c in result.citations] == ["AGM"], result.answer
+    assert len(result.sources) >= 2  # the other paper was shown, and stays among the sources
+
+
+def test_a_short_sentence_keeps_only_the_source_holding_its_number(assistant: Assistant,
+                                                                   server: ScriptedOpenAI) -> None:
+    """"100,000 research papers [1][2]." is too short to match by cosine; the
+    number is only the Earth-science benchmark's, so only it is cited
+    (dev, 2026-12-05)."""
+    def reply(body: dict) -> str:
+        earth = source_number(body, "Benchmark for the Earth sciences")
+        prompt = body["messages"][-1]["content"]
+        other = next(int(n) for n in re.findall(r"^\[(\d+)\] ", prompt, re.MULTILINE) if int(n) != earth)
+        return f"100,000 research papers [{earth}][{other}]."
+    server.reply(reply)
+    server.judgement = 0.9
+    result = run(assistant.ask("How many research papers were used to build the Earth science question-answering "
+                               "datasets, and how many disciplines do they span?"))[1]
+    assert "100,000 research papers [1]." in result.answer, result.answer
+    assert [c["title"] for c in result.citations] == ["Benchmark for the Earth sciences"]
