@@ -184,5 +184,5 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
     if not papers and is_keyword_query(message) and _PLURAL.search(message):
         return Route("summarize", "asks for the papers on a topic")
     if is_keyword_query(message):
-        return Route("ask", "keyword query: describes the paper it points to", papers, keywords=True)
-    return Route("ask", "a question about the papers", papers)
+        return Route("ask", "is a keyword query: answered with the paper it points to", papers, keywords=True)
+    return Route("ask", "is a question about the papers", papers)
