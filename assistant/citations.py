@@ -255,6 +255,17 @@ class _Part:
     foreign: set[int] = field(default_factory=set)  # sources the clause's words place in the asked-about paper
 
 
+def _owners(items: set[str], known: dict[int, set[str]]) -> list[set[int]]:
+    """For each number or coined name a clause states, the sources that hold it."""
+    return [{n for n, theirs in known.items() if item in theirs} for item in items]
+
+
+def _holding(cited: list[int], owners: list[set[int]]) -> list[int]:
+    """The cited sources that hold one of a clause's numbers or names
+    (all of them when it states none): a source holding none gives none of its facts."""
+    return [n for n in cited if any(n in own for own in owners)] if owners else cited
+
+
 def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, lower: float) -> list[int] | None:
     """The sources that support a clause, preferring those the model cited;
     None when none does. A clause naming a paper may cite only that paper,
@@ -266,9 +277,7 @@ def _check(part: _Part, cited: list[int], valid: set[int], threshold: float, low
     def holds(n: int) -> bool:
         return n in part.restated or part.scores[n] >= (min(lower, threshold) if n in part.tied else threshold)
 
-    supported = [n for n in cited if n in allowed and holds(n)]
-    if part.owners:  # a cited source holding none of the clause's numbers and names gives none of its facts
-        supported = [n for n in supported if any(n in own for own in part.owners)]
+    supported = _holding([n for n in cited if n in allowed and holds(n)], part.owners)
     if supported and all(own & set(supported) for own in part.owners):
         return supported
     candidates = allowed.intersection(*part.owners) if part.owners else allowed
@@ -529,10 +538,12 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     # Celeb-DF.", which no abstract shown names)
     checkable = [c for c in claims if c.status != "unsupported" and (
         _claim_size(c.text) >= MIN_CLAIM_WORDS or any(pattern.search(c.text) for _, pattern in echoed))]
+    checked = {id(c) for c in checkable}
     for claim in claims:  # too short to match, but "100,000 research papers [1][2]" is only [1]'s number
-        own = _salient(claim.text) - asked
-        holding = [n for n in claim.cited if n in known and own & known[n]]
-        if claim not in checkable and claim.status != "unsupported" and holding and holding != claim.cited:
+        if id(claim) in checked or claim.status == "unsupported":
+            continue
+        holding = _holding(claim.cited, _owners(_salient(claim.text) - asked, known))
+        if holding and holding != claim.cited:
             claim.cited, claim.status = holding, "corrected"
     if not checkable or not evidence:
         return claims
@@ -557,7 +568,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             contained, added = _contained(text, said_words, question_words, source_words,
                                           _foreign(placing, source_words))
             parts.append(_Part({n: float(sims[n][quotes[n]]) for n in sims}, quotes, named,
-                               [{n for n in valid if item in known[n]} for item in own],
+                               _owners(own, known),
                                valid if coined else contained, contained if added >= RESTATED_WORDS else set(),
                                _foreign(placing, source_words, about) if about is not None else set()))
         for n in valid:  # what the UI shows: the sentence's best match in each source

@@ -180,9 +180,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     for claim in no_claims:
         claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
     kept = [c for c in claims if c.status != "unsupported" and c.text]
-    cosine = _question_cosines(kept, query, checks) if mode == "ask" and evidence else {}
-    if cosine:
-        kept = _without_asides(kept, cosine, evidence, query, checks.settings.aside_relative)
+    if mode == "ask" and evidence:
+        kept = _without_asides(kept, query, evidence, checks)
     if kept and allow_quote and not responds(question, [c.text for c in kept]):
         kept = []  # the question said back, or no number for "how many": no answer, as a refusal is none
     answered = bool(kept)
@@ -219,38 +218,34 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     )
 
 
-def _question_cosines(kept: list[SentenceSupport], query: str, checks: Checks) -> dict[int, float]:
-    """Each English answer sentence's cosine to the question (by ``id``):
-    MiniLM knows no Chinese, and ``query`` is the question in English."""
-    english = [c for c in kept if not has_cjk(c.text)]
-    if not english:
-        return {}
-    vectors = checks.embedder.embed([query, *(c.text for c in english)])
-    return dict(zip(map(id, english), (vectors[1:] @ vectors[0]).tolist(), strict=True))
-
-
-def _without_asides(kept: list[SentenceSupport], cosine: dict[int, float], evidence: list[Evidence],
-                    query: str, relative: float) -> list[SentenceSupport]:
+def _without_asides(kept: list[SentenceSupport], query: str, evidence: list[Evidence],
+                    checks: Checks) -> list[SentenceSupport]:
     """An answer to one question without the papers it brings in aside:
     a cited paper (not the top one, nor one the question names) whose
     closest sentence to the question is far below the answer's best one
-    (``relative`` of its cosine). A small model writes back the other
+    (``aside_relative`` of its cosine). A small model writes back the other
     sources shown ("NeuroPaint (NeurIPS 2025): …" under a question about
     AGM): on dev 37 of the 113 papers the 0.5B model's answers cited were
-    no gold paper, 4 of 82 for the 1.5B model."""
-    judged = [c for c in kept if c.cited and id(c) in cosine]
+    no gold paper, 4 of 82 for the 1.5B model. Only English sentences are
+    judged (MiniLM knows no Chinese; ``query`` is the question in English),
+    and only they lose an aside; the embedding is skipped for an answer
+    citing one paper."""
+    judged = [c for c in kept if c.cited and not has_cjk(c.text)]
     if len({n for c in judged for n in c.cited}) < 2:
         return kept
-    top = max(cosine[id(c)] for c in judged)
-    best: dict[int, float] = {}
-    for c in judged:
-        for n in c.cited:
-            best[n] = max(best.get(n, -1.0), cosine[id(c)])
-    named = {e.n for e in evidence if says(query, e.paper.name)}
-    aside = {n for n, v in best.items() if n != evidence[0].n and n not in named and v < relative * top}
-    if not aside or top <= 0:
+    vectors = checks.embedder.embed([query, *(c.text for c in judged)])
+    cosine = (vectors[1:] @ vectors[0]).tolist()
+    top = max(cosine)
+    if top <= 0:
         return kept
-    for c in kept:
+    best: dict[int, float] = {}
+    for c, v in zip(judged, cosine, strict=True):
+        for n in c.cited:
+            best[n] = max(best.get(n, -1.0), v)
+    named = {e.n for e in evidence if says(query, e.paper.name)}
+    aside = {n for n, v in best.items()
+             if n != evidence[0].n and n not in named and v < checks.settings.aside_relative * top}
+    for c in judged:
         if set(c.cited) <= aside:
             c.status = "unsupported"
         else:
