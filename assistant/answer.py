@@ -163,7 +163,8 @@ class Assistant:
         if route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":
-            yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message)
+            yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message,
+                                           compare.asked_first(route.aspects))
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:

@@ -195,6 +195,17 @@ def parse_aspects(text: str | None) -> list[str]:
     return aspects
 
 
+def asked_first(asked: Sequence[str]) -> list[str]:
+    """A chat comparison's aspects: those its message names ("differ in
+    tokenizing EEG", see ``intent.asked_aspects``) first, then the default
+    aspects they do not stand for ("datasets" fills the "data" row). A
+    name too long for an aspect is left out, not an error: it was read
+    from a message, not typed into an aspects box."""
+    named = [a for a in asked if len(a) <= MAX_ASPECT_CHARS][: MAX_ASPECTS - 1]
+    covered = {default_aspect(a) for a in named}
+    return list(dict.fromkeys([*named, *(d for d in DEFAULT_ASPECTS if d not in covered)]))[:MAX_ASPECTS]
+
+
 def check_number(count: int) -> None:
     """2 to 8 papers, or a line that says what to change."""
     if count < MIN_PAPERS:
@@ -237,12 +248,19 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     count needs a sentence that counts it (see ``count_value``): "number of
     models evaluated" had a sentence that names models and counts none, and
     "number of downstream tasks" EvoBrain's sentence naming its task with
-    "23%" and "30%" in it (dev "not stated" recall 0.84 → 0.88)."""
+    "23%" and "30%" in it (dev "not stated" recall 0.84 → 0.88). The
+    bonus weighs each word by how few of the abstract's sentences say it:
+    "tokenizing EEG" found CSBrain's "we propose … EEG decoding" sentence
+    over its "Cross-scale Spatiotemporal Tokenization" one, for "EEG" is in
+    most of them (dev cells: one wrong quote swapped for another)."""
     words = _aspect_words(aspect)
     if words & _FIELD:
         return 0  # abstracts open on their field: "In large-scale recommendation systems, …"
     tokens = [set(tokenize(s)) for s in sents]
-    share = np.array([sum(_states_word(w, s, t) for w in words) / len(words) for s, t in zip(sents, tokens, strict=True)])
+    says = np.array([[_states_word(w, s, t) for w in words] for s, t in zip(sents, tokens, strict=True)], dtype=float)
+    share = says.mean(axis=1)
+    rarity = np.log((len(sents) + 1) / (says.sum(axis=0) + 1)) + 1e-3
+    rare_share = says @ rarity / rarity.sum()
     cosine = vectors @ aspect_vector
     own = np.arange(len(sents)) >= gist_sentence(sents)
     ok = own & ((share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity))
@@ -250,7 +268,7 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
         ok &= np.array([bool(count_value(aspect, number_digits(s)) or _MANY.search(s)) for s in sents])
     if not ok.any():
         return None
-    score = np.where(ok, cosine + settings.aspect_word_bonus * share, -np.inf)
+    score = np.where(ok, cosine + settings.aspect_word_bonus * rare_share, -np.inf)
     return int(np.argmax(score))
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assistant.crosslingual import dictionary_query
+
 Kind = Literal["ask", "summarize", "compare", "list"]
 KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
 
@@ -119,6 +121,61 @@ class Route:
     keywords: bool = False
     metadata: bool = False
     each: bool = False
+    aspects: list[str] = field(default_factory=list)
+
+
+#: A word that compares, after which "in/on/in terms of …" says what on ("differ in how they tokenize EEG").
+_COMPARING = re.compile(r"\b(?:compar\w*|differ\w*|distinguish\w*|contrast\w*|similar\w*|vs\.?|versus|"
+                        r"stack(?:s)? up|better|worse)\b", re.IGNORECASE)
+_ON = re.compile(r"\s(?:in terms of|with respect to|with regard to|when it comes to|regarding|concerning|as regards|"
+                 r"in|on|for)\s+", re.IGNORECASE)
+#: Between the comparing word and "in/on": the message has moved on to a question of its own.
+_ASIDE = re.compile(r"[—–:?？]|\b(?:how|what|which|where|why|who|whose|do|does|did|each)\b", re.IGNORECASE)
+#: Where an aspect ends: the message goes on to the papers or to another request.
+_ASPECT_END = re.compile(r"[?？.!;；:：]|\s(?:between|among|from|than|versus|vs\.?|compared|while|whereas|because|"
+                         r"and (?:how|what|which|why|where|who|also)|but)\b", re.IGNORECASE)
+_ASPECT_SPLIT = re.compile(r"\s*(?:,|/|、|\band\b|&|和|与|以及)\s*", re.IGNORECASE)
+_ASPECT_LEAD = re.compile(r"^(?:(?:the|their|its|a|an|each|both|how|what|which|the ways?|ways?|they|it|them|"
+                          r"each one|terms of|do|does|did|are|is)\s+)+", re.IGNORECASE)
+_ASPECT_TAIL = re.compile(r"\s+(?:(?:do|does|did)\s+)?(?:(?:they|it|each(?: one)?|both|the two|them|of (?:each|both|"
+                          r"them|the two|these|those)(?: papers?| ones?)?)(?:\s+[\w-]+)?|respectively)$", re.IGNORECASE)
+#: Words that say how to answer, not what to compare on ("in a table", "in detail", "for me").
+_PRESENTATION = re.compile(r"\b(?:table|detail|details|depth|brief|briefly|short|words|sentences?|paragraphs?|bullets?|"
+                           r"points|english|chinese|plain|simple terms|general|overall|ways?|me|us|you|them|practice|"
+                           r"summary|nutshell)\b", re.IGNORECASE)
+#: Words that point back at the papers: an aspect of only these ("the backbone in each") is none.
+_POINTERS = frozenset({"each", "both", "either", "all", "it", "they", "them", "this", "that", "these", "those", "one",
+                       "ones"})
+#: The Chinese form: "在数据上有什么区别", "在评测任务方面有何不同".
+_ZH_ASPECT = re.compile(r"在(?P<aspect>[^，,。？?在]{1,12}?)(?:上|方面|层面)")
+
+
+def asked_aspects(message: str, named: Callable[[str], list[int]]) -> list[str]:
+    """What a comparison asks to compare the papers on ("how do CSBrain and
+    CodeBrain differ in tokenizing EEG?" -> ["tokenizing EEG"]; "compare
+    REVE and CSBrain on data and subjects" -> ["data", "subjects"]; "REVE
+    vs CSBrain: data, channels"; "…在数据上有什么区别" through the term
+    dictionary): the table's first rows, so the table answers the message
+    and not only the default aspects. Nothing when the message names none
+    ("how does CSBrain differ from REVE?") or only how to answer ("in a
+    table"); a part that names a paper is no aspect."""
+    tails: list[str] = []
+    if (verb := _COMPARING.search(message)) is not None:
+        tails += [message[m.end():] for m in _ON.finditer(message, verb.end())
+                  if not _ASIDE.search(message[verb.end():m.start()])]  # not "… — how does each sit on the head?"
+        head, colon, tail = message.partition(":")
+        if colon and _COMPARING.search(head) and not _QUESTION.search(tail):  # "REVE vs CSBrain: data, channels"
+            tails.append(tail)
+    if _COMPARE.search(message):
+        tails += [dictionary_query(m.group("aspect")) for m in _ZH_ASPECT.finditer(message)]
+    for tail in tails:
+        aspects = [a for part in _ASPECT_SPLIT.split(_ASPECT_END.split(tail, maxsplit=1)[0])
+                   if (a := _ASPECT_TAIL.sub("", _ASPECT_LEAD.sub("", part.strip(" ,.\"'"))).strip())
+                   and re.search(r"[^\W\d_]{2}", a) and set(a.casefold().split()) - _POINTERS
+                   and not _PRESENTATION.search(a) and not named(a)]
+        if aspects:
+            return list(dict.fromkeys(aspects))
+    return []
 
 
 def needs_context(message: str) -> bool:
@@ -162,14 +219,19 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
     names verbatim (method names, ids), best first."""
     papers = named(message)
     if compares(message):
+        aspects = asked_aspects(message, named)
+        on = f" on {', '.join(aspects)}" if aspects else ""
         if len(papers) > 2:  # "A vs B vs C": the sides of one "vs" would drop a paper
-            return Route("compare", f"names {len(papers)} papers and asks to compare them", papers)
+            return Route("compare", f"names {len(papers)} papers and asks to compare them{on}", papers,
+                         aspects=aspects)
         sides = _SIDES.search(message)
         pair = [named(sides.group("a")), named(sides.group("b"))] if sides else []
         if pair and all(pair) and pair[0][0] != pair[1][0]:  # in the order the message names them
-            return Route("compare", "asks to compare two named papers", [pair[0][0], pair[1][0]])
+            return Route("compare", f"asks to compare two named papers{on}", [pair[0][0], pair[1][0]],
+                         aspects=aspects)
         if len(papers) >= 2:
-            return Route("compare", "names two or more papers and asks to compare them", papers)
+            return Route("compare", f"names two or more papers and asks to compare them{on}", papers,
+                         aspects=aspects)
     if len(papers) >= 2 and is_keyword_query(message):
         return Route("compare", f"names {len(papers)} papers and nothing else: compares them", papers)
     if len(papers) >= 2 and not _LIST.search(message) and not asks_summary(message):

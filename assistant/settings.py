@@ -242,7 +242,8 @@ class CompareSettings(Section):
                                                                                 "answers an aspect without its "
                                                                                 "words.")
     aspect_word_bonus: float = Field(default=0.3, ge=0, le=2, description="Added to the cosine per share of the "
-                                                                          "aspect's words, ranking a sentence "
+                                                                          "aspect's words (a word few sentences "
+                                                                          "say weighs more), ranking a sentence "
                                                                           "that says them first.")
     value_words: int = Field(default=12, ge=1, le=100, description="Most words of an extracted value; a longer "
                                                                    "reply is not a value and the cell keeps "

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from assistant import compare, prompts
-from assistant.answer import Assistant, Final, Sources, Table, Token
+from assistant.answer import Assistant, Final, Routed, Sources, Table, Token
 from assistant.errors import InputError, NotFound
 from assistant.index import PaperIndex
 from assistant.papers import Paper
@@ -114,6 +114,24 @@ def test_two_papers_keep_the_a_and_b_fields_and_default_aspects(assistant: Assis
     assert "60,000 hours" in table["data"]["b"] and table["limitations or scope"]["a"] == prompts.NOT_STATED
     markdown = result.to_markdown()
     assert "| aspect | CSBrain | REVE |" in markdown and "**CSBrain** — “" in markdown
+
+
+def test_a_comparison_asked_in_chat_puts_what_it_asks_about_first(assistant: Assistant,
+                                                                   server: ScriptedOpenAI) -> None:
+    """"How do CSBrain and CodeBrain differ in tokenizing EEG?" had a table
+    of the default aspects only, none of them the tokenizer; and "EEG", said
+    by most of CSBrain's sentences, found its "we propose" sentence over the
+    one naming its tokenization."""
+    server.set_default(compare_replies({}, NARRATIVE))
+    events, result = run(assistant.respond("how do CSBrain and CodeBrain differ in tokenizing EEG?"))
+    assert isinstance(events[0], Routed) and events[0].reason.endswith("on tokenizing EEG")
+    assert result.extra["aspects"] == ["tokenizing EEG", *compare.DEFAULT_ASPECTS]
+    assert "Cross-scale Spatiotemporal Tokenization" in cell(result, "tokenizing EEG", "CSBrain")["quote"]
+    assert "TFDual-Tokenizer" in cell(result, "tokenizing EEG", "CodeBrain")["quote"]
+    # a user's word for a default aspect takes that aspect's row, not a second one
+    result = run(assistant.respond("compare CSBrain and REVE on datasets"))[1]
+    assert result.extra["aspects"] == ["datasets", *(a for a in compare.DEFAULT_ASPECTS if a != "data")]
+    assert "60,000 hours" in cell(result, "datasets", "REVE")["quote"]
 
 
 def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assistant, server: ScriptedOpenAI) -> None:

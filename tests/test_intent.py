@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.intent import identifies, is_keyword_query, needs_context, route, topic_of
+from assistant.intent import asked_aspects, identifies, is_keyword_query, needs_context, route, topic_of
 
 NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
 
@@ -148,3 +148,30 @@ def test_the_topic_is_the_message_without_its_request(message: str, topic: str) 
 def test_a_question_asking_which_paper_is_told_apart(message: str, asks_which: bool) -> None:
     assert identifies(message) is asks_which
 
+
+
+@pytest.mark.parametrize(("message", "aspects"), [
+    ("how do CSBrain and REVE differ in tokenizing EEG?", ["tokenizing EEG"]),
+    ("How do REVE and CSBrain differ in the way they tokenize EEG signals?", ["tokenize EEG signals"]),
+    ("compare REVE and CSBrain on data and number of subjects", ["data", "number of subjects"]),
+    ("how does CSBrain differ from REVE in data?", ["data"]),
+    ("What are the differences in pretraining data between CSBrain and REVE?", ["pretraining data"]),
+    ("compare CSBrain with REVE in terms of the datasets they use", ["datasets"]),
+    ("which is better on sleep staging, REVE or CSBrain?", ["sleep staging"]),
+    ("CSBrain vs REVE : data, channels", ["data", "channels"]),
+    ("CSBrain 和 REVE 在数据上有什么区别？", ["data"]),  # through the term dictionary
+    # none named, only how to answer, or the words of a question of its own
+    ("how does CSBrain differ from REVE?", []),
+    ("compare CSBrain and REVE in a table", []),
+    ("compare CSBrain and REVE in detail, for me", []),
+    ("Is CSBrain different from REVE in any way?", []),
+    ("CSBrain vs REVE : what's actually different about them?", []),
+    ("CSBrain vs REVE — how does each one deal with where the electrodes sit on the head?", []),
+    ("CSBrain vs REVE whats the backbone in each?", []),
+    ("compare CSBrain in contrast to REVE", []),
+])
+def test_a_comparison_names_what_to_compare_on(message: str, aspects: list[str]) -> None:
+    assert asked_aspects(message, named) == aspects
+    chosen = route(message, named)
+    assert chosen.kind == "compare" and chosen.aspects == aspects
+    assert chosen.reason.endswith(f" on {', '.join(aspects)}") == bool(aspects)
