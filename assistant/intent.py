@@ -39,7 +39,10 @@ _LIST = re.compile(
     re.IGNORECASE)
 #: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
 _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist|"
-                 r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about)\b|"
+                 r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about|"
+                 r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
+                 r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|"
+                 r"report|conclude))\b|"
                  r"总结|概述|综述|概况|概括|梳理")
 _SUMMARY = re.compile(
     _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
@@ -57,6 +60,10 @@ _TOPIC_CHAT = re.compile(
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
+    r"\bwhat(?:'s| is) known about\b|\bwhat do (?:we|you) know about\b|"
+    r"\bwhat has been (?:done|published|shown|found) (?:on|in|about|with|for)\b|"
+    r"\b(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|insights|directions)\b|"
+    r"研究进展|最新进展|"
     r"(?<![那这一某该]篇)关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)  # "那篇关于…的论文": one paper
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
@@ -69,7 +76,11 @@ _SIDES = re.compile(
 #: The request around a topic ("can you give me an overview of …", "which papers deal with …"):
 #: left out of the search query, where it would only dilute the topic.
 _REQUEST = re.compile(
-    r"\b(?:(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
+    # first: its "what" and "papers" would otherwise go as a list's, leaving "say about"
+    r"\b(?:what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
+    r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|report|"
+    r"conclude)(?: (?:about|on|regarding))?|"
+    r"(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
     # the question's words go, the topic and venue words between them and "papers" stay ("which ICLR 2026 papers …")
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
@@ -77,6 +88,9 @@ _REQUEST = re.compile(
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
+    r"what(?:'s| is) known about|what do (?:we|you) know about|what has been (?:done|published|shown|found)|"
+    r"(?:what are )?(?:the )?(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|"
+    r"insights|directions)(?: (?:of|from|on|in|about|regarding))?|"
     r"work|research|help me(?: to)?(?: find| look for| search for)?|"
     r"(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)|"
     r"(?:top|best|good|great|key|important|interesting|relevant|notable|main|major)"
@@ -84,7 +98,8 @@ _REQUEST = re.compile(
     # "recommend papers on LLM interpretability": a request, not the recommender-systems topic
     r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
     r"(?= (?:[\w-]+ ){0,2}?(?:papers?|readings?|works?|studies)\b)|"
-    r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|[?？]",
+    r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|"
+    r"(?:的)?(?:最新)?研究进展|[?？]",
     re.IGNORECASE)
 #: A question whose answer is a paper ("which ICLR 2026 paper models …?", "… - what's it called?",
 #: "did NeurIPS 2025 have a paper on …?"), not one asking about a paper it describes ("that

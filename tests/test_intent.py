@@ -60,6 +60,13 @@ def named(text: str) -> list[int]:
     ("I'm interested in graph neural networks", "summarize"),
     ("what are the EEG papers about?", "summarize"),
     ("anything in here on autonomous driving?", "ask"),
+    # summaries asked in other chat words (2026-12-05: the first four were answered as one question or a list)
+    ("what do the papers say about EEG?", "summarize"),
+    ("what does the collection say about diffusion models?", "summarize"),
+    ("what has been done on neural operators?", "summarize"),
+    ("what are the main findings on mixture of experts?", "summarize"),
+    ("what papers show that scaling works?", "list"),
+    ("what are the main findings of REVE?", "ask"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind
@@ -117,7 +124,11 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("how many EEG papers are there?", "EEG"),
     ("are there any spiking network papers?", "spiking network"),
     ("what papers do we have on memory?", "memory"),
-    ("what do these papers say about plasticity?", "say about plasticity"),
+    ("what do these papers say about plasticity?", "plasticity"),
+    ("summarize what these papers say about spiking neural networks", "spiking neural networks"),
+    ("can you summarize what is known about synaptic plasticity?", "synaptic plasticity"),
+    ("what are the key takeaways from papers about LLM interpretability", "LLM interpretability"),
+    ("give me the main ideas of the EEG papers", "EEG"),
     ("papers from ICLR 2026 about fMRI", "ICLR 2026 about fMRI"),
     ("what are the EEG papers about?", "EEG"),
     ("top papers on LLM evaluation", "LLM evaluation"),
