@@ -158,9 +158,11 @@ _ASPECT_TAIL = re.compile(r"\s+(?:(?:do|does|did)\s+)?(?:(?:they|it|each(?: one)
 _PRESENTATION = re.compile(r"\b(?:table|detail|details|depth|brief|briefly|short|words|sentences?|paragraphs?|bullets?|"
                            r"points|english|chinese|plain|simple terms|general|overall|ways?|me|us|you|them|practice|"
                            r"summary|nutshell)\b", re.IGNORECASE)
-#: Words that point back at the papers: an aspect of only these ("the backbone in each") is none.
+#: Words that point back at the papers, or say nothing: an aspect of only these ("the backbone in each") is none.
 _POINTERS = frozenset({"each", "both", "either", "all", "it", "they", "them", "this", "that", "these", "those", "one",
-                       "ones"})
+                       "ones", "the", "a", "an", "of", "in", "on"})
+#: Longer than this, the words after "differ in" are a clause of the message, not an aspect to tabulate.
+ASPECT_MAX_WORDS = 6
 #: The Chinese form: "在数据上有什么区别", "在评测任务方面有何不同".
 _ZH_ASPECT = re.compile(r"在(?P<aspect>[^，,。？?在]{1,12}?)(?:上|方面|层面)")
 
@@ -187,6 +189,7 @@ def asked_aspects(message: str, named: Callable[[str], list[int]]) -> list[str]:
         aspects = [a for part in _ASPECT_SPLIT.split(_ASPECT_END.split(tail, maxsplit=1)[0])
                    if (a := _ASPECT_TAIL.sub("", _ASPECT_LEAD.sub("", part.strip(" ,.\"'"))).strip())
                    and re.search(r"[^\W\d_]{2}", a) and set(a.casefold().split()) - _POINTERS
+                   and len(a.split()) <= ASPECT_MAX_WORDS
                    and not _PRESENTATION.search(a) and not named(a)]
         if aspects:
             return list(dict.fromkeys(aspects))

@@ -21,7 +21,8 @@ values shown / dropped by the check / copied verbatim from their quote; and
 for the 5-paper group the time to the table event (on screen), to the
 narrative's first word, to the table with its values and to the whole answer.
 
-Usage: python eval/bench_compare.py [--split dev|test|all] [--storage DIR] [--out DIR]
+Usage: python eval/bench_compare.py [--split dev|test|all] [--storage DIR] [--out DIR] [--extractive-only]
+(``--extractive-only``: the first table's figures alone, in seconds, no model and no report file.)
 The LLM is the configured endpoint, else the embedded local model (set
 PAPER_ASSISTANT_LOCAL_PORT to keep off another server's port). Without
 --storage the seeds are ingested into a temp folder.
@@ -115,6 +116,21 @@ def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any
                        "value": c["value"], "quote": c["quote"]} for r, c in pairs(final.extra["table"])]}
 
 
+def extractive_only(assistant: Assistant, grouped: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """The extractive baseline's metrics per split, from the table built
+    before any model call (a change to the sentence picker, measured in seconds)."""
+    by_id = {p.paper_id: p for p in assistant.index.papers()}
+    pairs: dict[str, list[tuple[dict[str, Any], dict[str, Any]]]] = defaultdict(list)
+    for rows in grouped.values():
+        papers = [by_id[pid] for pid in dict.fromkeys(r["paper_id"] for r in rows)]
+        aspects = list(dict.fromkeys(r["aspect"] for r in rows))
+        table = compare.table(assistant.selector, papers, aspects, assistant.settings.compare).to_json()
+        column = {p.paper_id: i for i, p in enumerate(papers)}
+        pairs[rows[0]["split"]] += [(r, table[aspects.index(r["aspect"])]["cells"][column[r["paper_id"]]])
+                                    for r in rows]
+    return {split: score(found, model=False) for split, found in pairs.items()}
+
+
 def report(groups: dict[str, dict[str, Any]], split: str, model: str) -> tuple[dict[str, Any], str]:
     """Metrics per split (test first: the figure to report; dev beside it) for both systems."""
     splits = sorted({g["split"] for g in groups.values()}, key=lambda s: s != "test")
@@ -152,6 +168,7 @@ def main() -> None:
     parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
     parser.add_argument("--storage", type=Path, help="an index holding the seeds (default: ingest into a temp folder)")
     parser.add_argument("--out", type=Path, default=ROOT / "eval" / "results")
+    parser.add_argument("--extractive-only", action="store_true", help="the first table's figures alone (no model)")
     args = parser.parse_args()
     set_offline_env()
     gold = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -164,13 +181,17 @@ def main() -> None:
             index.ingest(load_papers(seed_files()), progress=False)
         assistant = Assistant(settings, index=index)
         assistant.retriever.search("warm up", k=1)  # the embedder loaded, as in a running UI
+        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for g in gold:
+            grouped[g["group"]].append(g)
+        if args.extractive_only:
+            for split, metrics in extractive_only(assistant, grouped).items():
+                print(f"extractive-only {split}: {json.dumps(metrics)}")
+            return
         try:
             model = assistant.llm.endpoint.model
         except LLMUnavailable as exc:  # the extractive figures still come; the model's are its fallback
             model = f"no model: {exc}"
-        grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for g in gold:
-            grouped[g["group"]].append(g)
         groups = {name: run_group(assistant, rows) for name, rows in grouped.items()}
     data, text = report(groups, args.split, model)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -180,6 +180,8 @@ def test_a_question_asking_which_paper_is_told_apart(message: str, asks_which: b
     ("CSBrain vs REVE — how does each one deal with where the electrodes sit on the head?", []),
     ("CSBrain vs REVE whats the backbone in each?", []),
     ("compare CSBrain in contrast to REVE", []),
+    ("differ CSBrain REVE in the the the", []),
+    ("compare CSBrain and REVE on how well they generalize to new subjects with very few labels", []),  # a clause
 ])
 def test_a_comparison_names_what_to_compare_on(message: str, aspects: list[str]) -> None:
     assert asked_aspects(message, named) == aspects
