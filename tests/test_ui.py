@@ -285,6 +285,20 @@ def test_a_summary_asked_in_ask_mode_is_routed_and_quotes_at_once(page: Page, se
     assert "Topic: EEG foundation models" in server.requests[-1]["messages"][-1]["content"]
 
 
+def test_a_comparison_asked_in_chat_tabulates_what_it_asks_about(page: Page, server: ScriptedOpenAI) -> None:
+    """The table of a comparison routed from chat leads with the aspect the
+    message names, and the route note says so."""
+    server.set_default(compare_replies({}, "CSBrain and CodeBrain tokenize EEG differently [1][2]."))
+    ask(page, "how do CSBrain and CodeBrain differ in tokenizing EEG?")
+    bot = answered(page, 1)
+    expect(bot).to_contain_text("Answered as a comparison: the message asks to compare two named papers on "
+                                "tokenizing EEG")
+    rows = bot.locator("table tbody tr")
+    expect(rows.first.locator("td").first).to_have_text("tokenizing EEG")
+    expect(rows.first).to_contain_text("TFDual-Tokenizer")
+    expect(rows).to_have_count(6)  # then the five default aspects
+
+
 def test_compare_several_papers_table_first_with_quotes_and_exports(page: Page, server: ScriptedOpenAI,
                                                                     request: pytest.FixtureRequest) -> None:
     values_gate, narrative_gate = threading.Event(), threading.Event()
