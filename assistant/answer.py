@@ -158,7 +158,7 @@ class Assistant:
         """A message in the user's words, sent down the path it asks for.
         ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
         papers = self.index.corpus.papers
-        route = intent.route(message, self.index.corpus.lexical.named)
+        route = intent.route(message, self.index.corpus.lexical.mentioned)
         yield Routed(route.kind, route.reason)
         if route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)

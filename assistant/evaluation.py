@@ -327,7 +327,7 @@ def rechecked(assistant: Assistant, rows: list[dict[str, Any]], gold: list[GoldQ
     out, checked = [], 0
     for row in rows:
         q = by_id[row["id"]]
-        route = intent.route(q.question, assistant.index.corpus.lexical.named)
+        route = intent.route(q.question, assistant.index.corpus.lexical.mentioned)
         if row.get("route") != "ask" or route.kind != "ask" or route.each or route.metadata or row["error"]:
             out.append(row)
             continue

@@ -31,14 +31,19 @@ _COMPARE = re.compile(
     re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
-    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|哪个会议|哪一年|发表在|发表于", re.IGNORECASE)
+    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|"
+    r"\ban? (?:neurips|iclr|icml|\d{4})(?: \d{4})? (?:paper|submission)\s*[?？]|\b(?:venue|conference)\s*[?？]?\s*$|"
+    r"\b(?:neurips|iclr|icml) or (?:neurips|iclr|icml)\b|哪个会议|哪一年|发表在|发表于", re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
-    r"\bare there (?:any )?papers\b|哪些论文|哪几篇|有哪些|多少篇|列出",
+    r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
+    r"哪些论文|哪几篇|有哪些|多少篇|列出",
     re.IGNORECASE)
 #: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
 _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist|"
+                 r"(?:a|an|your|short|brief|quick) synthesis|synthesi[sz]e (?:the|these|what|how|it|them)|literature review|consensus|"
+                 r"(?:[\w-]+ )?review of (?:the )?(?:research|work|papers|literature|studies)|"
                  r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about|"
                  r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
                  r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|"
@@ -63,7 +68,14 @@ _TOPIC_CHAT = re.compile(
     r"\bwhat(?:'s| is) known about\b|\bwhat do (?:we|you) know about\b|"
     r"\bwhat has been (?:done|published|shown|found) (?:on|in|about|with|for)\b|"
     r"\b(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|insights|directions)\b|"
-    r"研究进展|最新进展|"
+    r"^\s*(?:(?:can|could) you )?(?:explain|describe|walk me through|brief me on|introduce|tell me about)\s+"
+    r"(?:the\s+)?(?:research|work|papers|studies|literature|field|stuff)\b|"
+    r"\bi (?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)\b|"
+    r"\bwhat are (?:people|researchers|folks|the papers|these papers) doing\b|\bhappening (?:in|with|on|around)\b|"
+    r"\b(?:across|in) (?:these|the|all the|all) papers\b|\bin (?:this|the) collection\b|\bhigh[- ]level\b|"
+    r"\bstate of (?:the )?(?:[\w-]+ ){0,4}?(?:field|research|work)\b|"
+    r"^\s*(?:brief me on|catch me up on|fill me in on|walk me through|get me up to speed on)\b|\bwhat (?:themes|trends|directions)\b|\bcommon themes\b|"
+    r"研究进展|最新进展|讲讲|有什么进展|(?:主要)?趋势|主要方向|"
     r"(?<![那这一某该]篇)关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)  # "那篇关于…的论文": one paper
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
@@ -232,10 +244,22 @@ def asks_summary(message: str) -> bool:
     return bool(_SUMMARY.search(_NAMED_SURVEY.sub(" ", message)))
 
 
+#: A path the message turns down ("I don't need a summary, just…", "not after a list of which papers…"):
+#: its words are no cue for it.
+_DECLINED = re.compile(r"\b(?:(?:i )?(?:don'?t|do not) (?:need|want)|no need for|not (?:after|looking for)|without|"
+                       r"rather than|instead of)\s+(?:an?\s+|the\s+)?(?:summary|overview|synthesis|list)\b"
+                       r"(?: of (?:which|what) (?:papers|studies|works)[^,.;]*)?", re.IGNORECASE)
+#: What several papers do, compared without naming any ("compare the approaches the papers take to …").
+_SEVERAL = re.compile(r"\b(?:papers|approaches|methods|studies|works|techniques)\b", re.IGNORECASE)
+
+
 def route(message: str, named: Callable[[str], list[int]]) -> Route:
     """The path for ``message``. ``named`` lists the indexed papers a text
     names verbatim (method names, ids), best first."""
     papers = named(message)
+    cues = _DECLINED.sub(" ", message)
+    if compares(message) and not papers and _SEVERAL.search(message):
+        return Route("summarize", "asks how the papers on a topic differ, naming none: a summary of the topic")
     if compares(message):
         aspects = asked_aspects(message, named)
         on = f" on {', '.join(aspects)}" if aspects else ""
@@ -252,14 +276,16 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
                          aspects=aspects)
     if len(papers) >= 2 and is_keyword_query(message):
         return Route("compare", f"names {len(papers)} papers and nothing else: compares them", papers)
-    if len(papers) >= 2 and not _LIST.search(message) and not asks_summary(message):
+    if len(papers) >= 2 and not _LIST.search(cues) and not asks_summary(cues):
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)
     if _METADATA.search(message) and len(papers) <= 1:
         return Route("list", "asks for a paper's venue or year", papers, metadata=True)
-    if _LIST.search(message) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", message)):
+    if _LIST.search(cues) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", cues)):
         return Route("list", "asks which papers match")
-    if asks_summary(message) or (not papers and _TOPIC_CHAT.search(message)):
+    if len(papers) == 1 and asks_summary(cues) and not _PLURAL.search(cues):
+        return Route("ask", "asks for a summary of one named paper: a question about it", papers)
+    if asks_summary(cues) or (not papers and _TOPIC_CHAT.search(cues)):
         return Route("summarize", "asks for a summary or overview of a topic")
     if not papers and is_keyword_query(message) and _PLURAL.search(message):
         return Route("summarize", "asks for the papers on a topic")

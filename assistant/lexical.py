@@ -26,6 +26,10 @@ _LOWER_WORD = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?![\w-])")
 #: A link in an abstract ("github.com/camlab-ethz/rigno"): its words are no ordinary words.
 _LINK = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|io|net|edu|ai)/\S*", re.IGNORECASE)
 _STEMMER = Stemmer.Stemmer("english")
+#: Fewest words of a paper's name that a message may write in any case and still name it
+#: ("scaling data and artificial neural networks vs POCO"); a shorter multi-word name ("Face
+#: forgery detection") names it only capitalised as written: in lower case it is a topic.
+PHRASE_WORDS = 4
 STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
 
@@ -83,6 +87,17 @@ class LexicalDoc:
         return keys
 
 
+def _phrase_at(text: str, key: str) -> int:
+    """Where ``text`` writes ``key`` as whole words (-1: nowhere)."""
+    start = text.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return start
+        start = text.find(key, start + 1)
+    return -1
+
+
 def _one_typo(a: str, b: str) -> bool:
     """``a`` is ``b`` with one letter changed, added, dropped, or two
     neighbours swapped, the first letter kept."""
@@ -109,15 +124,21 @@ class LexicalIndex:
         # is no word, and a user typing "rigno" means the paper
         lower_words = {w for d in docs for w in _LOWER_WORD.findall(_LINK.sub(" ", d.abstract))}
         self.names: dict[str, list[int]] = {}
+        #: Names of several words (a seed's "Scaling data and artificial neural networks", a record's title), as
+        #: written: they hold no coined name for ``names``, and the app shows them for the user to copy.
+        self.phrases: dict[str, list[int]] = {}
         for i, doc in enumerate(docs):
             for key in doc.identity_keys(lower_words):
                 self.names.setdefault(key, []).append(i)
+            for phrase in {doc.name, doc.title} - {""}:
+                if len(phrase.split()) >= 3:
+                    self.phrases.setdefault(" ".join(phrase.split()), []).append(i)
 
     def save(self, folder: Path) -> None:
         """Write the index to ``folder`` (bm25s's own arrays, JSON for the rest: nothing pickled)."""
         self._bm25.save(folder / "bm25", show_progress=False)
-        (folder / "lexical.json").write_text(json.dumps({"paper_ids": self.paper_ids, "names": self.names}),
-                                             encoding="utf-8")
+        (folder / "lexical.json").write_text(json.dumps({"paper_ids": self.paper_ids, "names": self.names,
+                                                         "phrases": self.phrases}), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> LexicalIndex:
@@ -125,7 +146,7 @@ class LexicalIndex:
         loading takes the same time at 38 papers as at 30,000."""
         index = cls.__new__(cls)
         saved = json.loads((folder / "lexical.json").read_text(encoding="utf-8"))
-        index.paper_ids, index.names = saved["paper_ids"], saved["names"]
+        index.paper_ids, index.names, index.phrases = saved["paper_ids"], saved["names"], saved["phrases"]
         index._bm25 = bm25s.BM25.load(folder / "bm25", mmap=True)
         return index
 
@@ -152,3 +173,18 @@ class LexicalIndex:
         for token in sorted(name_keys(query), key=query.find):
             hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
         return list(dict.fromkeys(hits))
+
+    def mentioned(self, text: str) -> list[int]:
+        """``named``, and the papers whose name of several words the text
+        writes (see ``PHRASE_WORDS``), in the order the text names them: how
+        a chat message names papers ("CityLens vs Benchmark for the Earth
+        sciences" was a question about CityLens alone)."""
+        flat = " ".join(text.split())
+        folded = flat.casefold()
+        found = [(flat.find(token), i) for token in name_keys(flat)
+                 for i in self.names.get(token, []) or self.names.get(token.casefold(), [])]
+        for phrase, ids in self.phrases.items():
+            at = (_phrase_at(folded, phrase.casefold()) if len(phrase.split()) >= PHRASE_WORDS
+                  else _phrase_at(flat, phrase))
+            found += [(at, i) for i in ids] if at >= 0 else []
+        return list(dict.fromkeys(i for _, i in sorted(found, key=lambda f: f[0])))

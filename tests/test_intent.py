@@ -67,6 +67,25 @@ def named(text: str) -> list[int]:
     ("what are the main findings on mixture of experts?", "summarize"),
     ("what papers show that scaling works?", "list"),
     ("what are the main findings of REVE?", "ask"),
+    # more chat words (2026-12-05 evening, from 60 fresh messages: the router had 0.683 of them right)
+    ("what's the consensus, if any, on representational alignment?", "summarize"),
+    ("Could you provide a structured review of the research on animal behavior in this collection?", "summarize"),
+    ("explain the research on multilingual LLMs", "summarize"),
+    ("I want to understand the visual cortex modeling work here", "summarize"),
+    ("what themes come up in the neuroscience papers?", "summarize"),
+    ("high level, what are people doing with masked autoencoding in these papers", "summarize"),
+    ("brief me on the neural operator / PDE papers", "summarize"),
+    ("what's the state of spiking neural network research in here?", "summarize"),
+    ("NeurIPS 2025 里面神经科学方向的主要趋势是什么？", "summarize"),
+    ("compare the general approaches the papers take to handling electrode heterogeneity", "summarize"),
+    ("I don't need a summary, just tell me which papers touch on plasticity", "list"),
+    ("I'm not after a list of which papers do it, just give me a synthesis of how they handle drift", "summarize"),
+    ("can you summarize the SPINT paper?", "ask"),
+    ("Which paper proposes a new text-to-speech synthesis model?", "ask"),
+    ("which works use masked autoencoding", "list"),
+    ("is REVE a 2025 paper?", "list"),
+    ("spint venue?", "list"),
+    ("is CSBrain ICLR or NeurIPS?", "list"),
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind

@@ -8,6 +8,9 @@ import pytest
 
 from assistant.errors import InputError
 from assistant.evaluation import load_gold, retrieval_metrics
+from assistant.index import PaperIndex
+from assistant.intent import route
+from assistant.lexical import LexicalDoc, LexicalIndex
 from assistant.retrieve import PaperRetriever
 
 from .test_naming import EXPECTED
@@ -80,3 +83,28 @@ def test_a_filter_no_paper_passes_names_what_is_indexed(seed_retriever: PaperRet
         seed_retriever.check_filters("CVPR 2030")
     with pytest.raises(InputError, match=r"from venue 'ICLR 2026' and year 2025 \(.*; years: 2025, 2026\)"):
         seed_retriever.check_filters("ICLR 2026", 2025)
+
+
+def test_a_message_names_papers_by_their_names_of_several_words() -> None:
+    """The app shows a paper with no coined name by a name of several words
+    ("Scaling data and artificial neural networks"): a message that writes
+    it names that paper, in any case from four words on; a three-word name
+    only as written, capitalised, since in lower case it is a topic."""
+    docs = [LexicalDoc("a", "Scaling data and artificial neural networks", "", "", "", "We scale models."),
+            LexicalDoc("b", "Face forgery detection", "", "", "", "We detect forged faces."),
+            LexicalDoc("c", "POCO", "POCO", "", "", "We introduce POCO.")]
+    lexical = LexicalIndex(docs, 3)
+    assert lexical.mentioned("scaling data and artificial  neural networks vs POCO") == [0, 2]
+    assert lexical.mentioned("POCO vs Scaling data and artificial neural networks?") == [2, 0]
+    assert lexical.mentioned("Face forgery detection or POCO") == [1, 2]
+    assert lexical.mentioned("anything on face forgery detection?") == []
+    assert lexical.mentioned("scaling data and artificial neural networksX") == []  # whole words only
+    assert lexical.named("scaling data and artificial neural networks vs POCO") == [2]  # search is unchanged
+
+
+def test_a_comparison_of_papers_called_by_long_names_is_routed_as_one(seed_index: PaperIndex) -> None:
+    """"CityLens vs Benchmark for the Earth sciences, …" was a question about CityLens alone."""
+    names = {p.name: i for i, p in enumerate(seed_index.corpus.papers)}
+    chosen = route("CityLens vs Benchmark for the Earth sciences, how are the models evaluated in each",
+                   seed_index.corpus.lexical.mentioned)
+    assert chosen.kind == "compare" and chosen.papers == [names["CityLens"], names["Benchmark for the Earth sciences"]]
