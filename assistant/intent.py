@@ -92,6 +92,17 @@ _REQUEST = re.compile(
     r"\b(?:what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
     r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|report|"
     r"conclude)(?: (?:about|on|regarding))?|"
+    r"(?:what(?:'s| is) )?the consensus(?:,? if any,?)?(?: on| about)?|"
+    r"(?:i|we) (?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)|"
+    r"explain|describe|walk me through|brief me on|fill me in on|introduce|get me up to speed on|catch me up on|"
+    r"(?:provide|give|write)(?: me| us)? (?:an? )?(?:(?:structured|brief|short|quick) )?(?:review|synthesis)(?: of)?|"
+    r"(?:a |an )?(?:(?:structured|brief|short|quick) )?(?:literature review|synthesis)(?: of| on)?|"
+    r"(?:what(?:'s| is) )?the state of|state of (?:the )?(?:field|research|work)|"
+    r"what(?:'s| has)? been happening(?: in| with| on| around)?|(?:across|in) (?:these|the|all(?: the)?)(?= papers\b)|"
+    r"(?:across|in) these\b|what themes come up(?: in)?|(?:common |main )?themes(?: in)?|"
+    r"high[- ]level|what are (?:people|researchers|folks|the papers|these papers) doing(?: with| on| in| about)?|"
+    r"tl;?dr(?: of)?|pls|plz|stuff|etc|in here|here|in the index|what(?:'s| is)(?= on\b)|"
+    r"(?:compare|contrast)(?: the)?(?: (?:general|different|main))?(?: approaches)?(?: (?:the papers|they) take)?(?: to)?|"
     r"(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
     # the question's words go, the topic and venue words between them and "papers" stay ("which ICLR 2026 papers …")
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
@@ -111,7 +122,7 @@ _REQUEST = re.compile(
     r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
     r"(?= (?:[\w-]+ ){0,2}?(?:papers?|readings?|works?|studies)\b)|"
     r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|"
-    r"(?:的)?(?:最新)?研究进展|[?？]",
+    r"(?:的)?(?:最新)?研究进展|介绍一下|介绍|讲讲|给我|帮我|整体|有没有|里面|都在做什么|是什么|的进展|进展|[?？]",
     re.IGNORECASE)
 #: A question whose answer is a paper ("which ICLR 2026 paper models …?", "… - what's it called?",
 #: "did NeurIPS 2025 have a paper on …?"), not one asking about a paper it describes ("that
@@ -133,6 +144,15 @@ _TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$", re.IGNORECASE)
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.
 _PLURAL = re.compile(r"\b(?:papers|studies|articles)\b", re.IGNORECASE)
+
+
+#: A path the message turns down ("I don't need a summary, just…", "not after a list of which papers…"):
+#: its words are no cue for it.
+_DECLINED = re.compile(r"\b(?:(?:i )?(?:don'?t|do not) (?:need|want)|no need for|not (?:after|looking for)|without|"
+                       r"rather than|instead of)\s+(?:an?\s+|the\s+)?(?:summary|overview|synthesis|list)\b"
+                       r"(?: of (?:which|what) (?:papers|studies|works)[^,.;]*)?", re.IGNORECASE)
+#: What several papers do, compared without naming any ("compare the approaches the papers take to …").
+_SEVERAL = re.compile(r"\b(?:papers|approaches|methods|studies|works|techniques)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -234,7 +254,10 @@ def identifies(message: str) -> bool:
 def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
-    topic = _TRAILING.sub("", _LEADING.sub("", " ".join(_REQUEST.sub(" ", message).split()))).strip(" ,.;:")
+    words = _REQUEST.sub(" ", _DECLINED.sub(" ", message))
+    words = _REQUEST.sub(" ", " ".join(words.split()))  # again: "what's the big picture on" leaves "what's on"
+    topic = _TRAILING.sub("", _LEADING.sub("", words))
+    topic = topic.strip(" ,.;:")
     return topic if len(topic) >= 3 else message
 
 
@@ -242,15 +265,6 @@ def asks_summary(message: str) -> bool:
     """The message asks for a summary or overview ("give me a rundown of…"),
     not about a paper that is one ("in the big survey of vision models, how…")."""
     return bool(_SUMMARY.search(_NAMED_SURVEY.sub(" ", message)))
-
-
-#: A path the message turns down ("I don't need a summary, just…", "not after a list of which papers…"):
-#: its words are no cue for it.
-_DECLINED = re.compile(r"\b(?:(?:i )?(?:don'?t|do not) (?:need|want)|no need for|not (?:after|looking for)|without|"
-                       r"rather than|instead of)\s+(?:an?\s+|the\s+)?(?:summary|overview|synthesis|list)\b"
-                       r"(?: of (?:which|what) (?:papers|studies|works)[^,.;]*)?", re.IGNORECASE)
-#: What several papers do, compared without naming any ("compare the approaches the papers take to …").
-_SEVERAL = re.compile(r"\b(?:papers|approaches|methods|studies|works|techniques)\b", re.IGNORECASE)
 
 
 def route(message: str, named: Callable[[str], list[int]]) -> Route:
