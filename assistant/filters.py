@@ -23,7 +23,12 @@ KNOWN_VENUES = (
     "COLING", "AAAI", "IJCAI", "KDD", "WWW", "SIGIR", "WSDM", "CIKM", "AISTATS", "UAI", "COLT", "CoRL", "ICRA",
     "IROS", "RSS", "MICCAI", "ISBI", "TMLR", "JMLR", "ICASSP", "Interspeech", "CHI", "MLSys",
 )
+#: Old names of venues, said still: "NIPS 2025" is NeurIPS 2025 (renamed in 2018).
+ALIASES = {"nips": "NeurIPS"}
 _YEAR = r"(?:19[89]\d|20[0-3]\d)"
+#: A venue the question rules out ("EEG papers not from ICLR", "除了 ICLR"): no filter, rather than its opposite.
+_NEGATED = re.compile(r"(?:\b(?:not|excluding|except|other than|outside(?: of)?|besides|apart from|non)\b|不是|除了|以外)"
+                      r"[\s\w'-]{0,12}$", re.IGNORECASE)
 #: Words that introduce a venue or year ("papers from ICLR", "published in 2025", "在 ICLR 2026 上").
 _BEFORE = (r"(?:(?:published|accepted|presented|appearing|appeared)\s+(?:in|at)|(?:from|at|in|of|for|during)"
            r"(?:\s+the)?|发表(?:在|于)|来自|在)\s*")
@@ -59,8 +64,10 @@ def describe(applied: dict[str, object]) -> str:
 def _venue_pattern(names: Iterable[str]) -> re.Pattern[str]:
     alternatives = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
     return re.compile(
-        rf"(?:{_BEFORE})?(?<![\w-])(?P<name>{alternatives})(?:\s*['’]?\s*(?P<year>{_YEAR}|\d\d)(?!\d))?"
-        rf"(?![\w-])(?:'s)?{_AFTER_ZH}",
+        # letters, digits or a hyphen next to it make it part of a word ("NAACL-style"); a CJK character
+        # does not ("2025年NeurIPS上"), nor a hyphen before its year ("ICLR-2026")
+        rf"(?:{_BEFORE})?(?<![A-Za-z0-9-])(?P<name>{alternatives})(?:(?:\s*['’]?\s*|-)(?P<year>{_YEAR}|\d\d)(?!\d))?"
+        rf"(?![A-Za-z0-9-])(?:'s)?{_AFTER_ZH}",
         re.IGNORECASE)
 
 
@@ -93,8 +100,11 @@ def parse_filters(question: str, venues: Iterable[str] = ()) -> QuestionFilters:
     year: int | None = None
     text = question
     match = pattern.search(text)
+    if match and _NEGATED.search(text[: match.start()]):
+        match = None
     if match:
         name = next((v for v in (*KNOWN_VENUES, *extra) if v.casefold() == match["name"].casefold()), match["name"])
+        name = ALIASES.get(name.casefold(), name)
         if match["year"]:
             digits = match["year"]
             venue = f"{name} {digits if len(digits) == 4 else '20' + digits}"

@@ -30,6 +30,10 @@ from .openai_server import ScriptedOpenAI
     ("ICLR 2026 的哪些论文研究脑电？", "哪些论文研究脑电？", "ICLR 2026", None),
     ("2025年关于脉冲神经网络的论文", "关于脉冲神经网络的论文", None, 2025),
     ("Nature Neuroscience papers on mice", "papers on mice", "Nature Neuroscience", None),
+    # the old name, a hyphen, a CJK neighbour (2026-12-05 evening: none of these filtered)
+    ("EEG papers in NIPS 2025", "EEG papers", "NeurIPS 2025", None),
+    ("ICLR-2026 EEG", "EEG", "ICLR 2026", None),
+    ("2025年NeurIPS上关于脑电的论文", "关于脑电的论文", "NeurIPS", 2025),
 ])
 def test_parse_filters_reads_venue_and_year_in_english_and_chinese(question: str, cleaned: str, venue: str | None,
                                                                     year: int | None) -> None:
@@ -42,6 +46,8 @@ def test_parse_filters_reads_venue_and_year_in_english_and_chinese(question: str
     "the 2000 neurons of the network",
     "chi-square tests of NAACL-style annotations",  # a venue name inside a word is not the venue
     "what year did CodeBrain come out?",
+    "EEG papers not from ICLR",  # a venue ruled out is no filter, never its opposite
+    "除了ICLR以外的脑电论文",
 ])
 def test_parse_filters_leaves_ordinary_numbers_and_words(question: str) -> None:
     found = parse_filters(question)
