@@ -30,6 +30,8 @@ _STEMMER = Stemmer.Stemmer("english")
 #: ("scaling data and artificial neural networks vs POCO"); a shorter multi-word name ("Face
 #: forgery detection") names it only capitalised as written: in lower case it is a topic.
 PHRASE_WORDS = 4
+#: Fewest letters of a coined name that a message may misspell by one and still name it.
+TYPO_LETTERS = 5
 STOPWORDS = frozenset(bm25s.stopwords.STOPWORDS_EN) | {"paper", "papers", "propose", "proposes", "what", "which"}
 #: Times the name/title field is repeated in the lexical document (a field boost).
 
@@ -174,6 +176,16 @@ class LexicalIndex:
             hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
         return list(dict.fromkeys(hits))
 
+    def misspelled(self, token: str) -> list[int]:
+        """The papers whose coined name ``token`` misspells by one letter
+        ("CSBrian", "HetSny"; see ``_one_typo``), for names of five letters or
+        more: shorter ones are other names a letter apart ("REVE", "RAVE")."""
+        if len(token) < TYPO_LETTERS or token in self.names or token.casefold() in self.names:
+            return []
+        folded = token.casefold()
+        return list(dict.fromkeys(i for key, ids in self.names.items()
+                                  if len(key) >= TYPO_LETTERS and _one_typo(folded, key.casefold()) for i in ids))
+
     def mentioned(self, text: str) -> list[int]:
         """``named``, and the papers whose name of several words the text
         writes (see ``PHRASE_WORDS``), in the order the text names them: how
@@ -182,7 +194,8 @@ class LexicalIndex:
         flat = " ".join(text.split())
         folded = flat.casefold()
         found = [(flat.find(token), i) for token in name_keys(flat)
-                 for i in self.names.get(token, []) or self.names.get(token.casefold(), [])]
+                 for i in self.names.get(token, []) or self.names.get(token.casefold(), [])
+                 or (self.misspelled(token) if is_coined(token) else [])]
         for phrase, ids in self.phrases.items():
             at = (_phrase_at(folded, phrase.casefold()) if len(phrase.split()) >= PHRASE_WORDS
                   else _phrase_at(flat, phrase))

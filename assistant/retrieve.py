@@ -198,6 +198,8 @@ class PaperRetriever(BaseRetriever):
         exact = [p for p in papers if wanted in {p.paper_id.casefold(), p.name.casefold(), p.alias.casefold(),
                                                  p.title.casefold(), p.cite_key.casefold()} - {""}]
         named = exact or [papers[i] for i in lexical.named(text)]
+        if not named and len(text.split()) == 1:  # a bare name mistyped ("CSBrian"), not a description's word
+            named = [papers[i] for i in lexical.misspelled(text.strip())]
         if len(named) == 1:
             return Resolution(text, named[0], [])
         if named:

@@ -108,3 +108,16 @@ def test_a_comparison_of_papers_called_by_long_names_is_routed_as_one(seed_index
     chosen = route("CityLens vs Benchmark for the Earth sciences, how are the models evaluated in each",
                    seed_index.corpus.lexical.mentioned)
     assert chosen.kind == "compare" and chosen.papers == [names["CityLens"], names["Benchmark for the Earth sciences"]]
+
+
+def test_a_coined_name_mistyped_by_one_letter_still_names_its_paper(seed_retriever: PaperRetriever,
+                                                                    seed_index: PaperIndex) -> None:
+    """"compare CSBrian REVE" failed with "matches nothing" and "how does
+    CSBrian differ from REVE?" was a question about REVE alone."""
+    assert [seed_retriever.resolve(typed).paper.name for typed in ("CSBrian", "Hetsny", "MixSingGraph")] == [
+        "CSBrain", "HetSyn", "MixSignGraph"]
+    assert seed_retriever.resolve("REEV").paper is None  # four letters: too short to guess
+    names = {p.name: i for i, p in enumerate(seed_index.corpus.papers)}
+    chosen = route("how does CSBrian differ from REVE?", seed_index.corpus.lexical.mentioned)
+    assert chosen.kind == "compare" and chosen.papers == [names["CSBrain"], names["REVE"]]
+    assert seed_index.corpus.lexical.mentioned("what is the spine of the argument?") == []  # a word, not a name
