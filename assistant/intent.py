@@ -228,10 +228,17 @@ def asked_aspects(message: str, named: Callable[[str], list[int]]) -> list[str]:
     return []
 
 
+#: A follow-up that carries the last question over to something else ("what about CodeBrain?", "and
+#: for REVE?", "same for POCO", "那 REVE 呢？"): it names no question of its own.
+_CARRY_OVER = re.compile(r"^\s*(?:(?:ok(?:ay)?|and|so|also)[,\s]+)?(?:what|how) about\b|^\s*(?:and|also)\s+(?:for\s+)?\S+"
+                         r"(?:\s+\S+)?\s*[?？]?\s*$|\bsame (?:question )?for\b|\bthe same for\b|呢\s*[?？]?\s*$",
+                         re.IGNORECASE)
+
+
 def needs_context(message: str) -> bool:
     """A follow-up that leans on earlier turns ("how does it compare with
-    POCO?"); only these pay for a rewrite by the LLM."""
-    return bool(_PRONOUN.search(message))
+    POCO?", "what about CodeBrain?"); only these pay for a rewrite by the LLM."""
+    return bool(_PRONOUN.search(message) or _CARRY_OVER.search(message))
 
 
 def compares(message: str) -> bool:

@@ -130,6 +130,21 @@ def test_follow_up_is_rewritten_and_memory_is_per_conversation(assistant: Assist
     assert "SPINT" not in server.requests[-1]["messages"][-1]["content"].split("Question:")[-1]
 
 
+def test_a_follow_up_carrying_the_question_to_another_paper_is_rewritten(assistant: Assistant,
+                                                                        server: ScriptedOpenAI) -> None:
+    """"What about HEIST?" after a question about SPINT names no question of
+    its own: it was answered as one ("what about HEIST?" put to HEIST's abstract)."""
+    conversation = assistant.conversation()
+    server.reply(f"{SPINT_FACT} [1].")
+    run(conversation.send("What data was SPINT evaluated on?"))
+    server.reply("What data was HEIST evaluated on?")  # the condense step
+    server.reply("HEIST is pretrained on 22.3M cells from 124 tissues across 15 organs [1].")
+    result = run(conversation.send("what about HEIST?"))[1]
+    condense = server.requests[-2]["messages"][-1]["content"]
+    assert "What data was SPINT evaluated on?" in condense and "what about HEIST?" in condense
+    assert result.query == "What data was HEIST evaluated on?" and result.sources[0]["title"] == "HEIST"
+
+
 def test_topic_summary_gathers_all_papers_above_the_cutoff(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply("EEG foundation models are pretrained on large EEG corpora [1].")
     result = run(assistant.summarize("EEG foundation models"))[1]

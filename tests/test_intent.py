@@ -127,6 +127,10 @@ def test_metadata_and_keyword_flags() -> None:
 def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     assert needs_context("How does it compare with POCO?") and needs_context("what data did they use")
     assert not needs_context("What is SPINT?") and not needs_context("Compare CSBrain and REVE")
+    # the last question carried over to another paper (2026-12-05 evening: answered as a question of its own)
+    for follow_up in ("what about CodeBrain?", "ok, how about REVE", "and for POCO?", "same for SPINT", "那 REVE 呢？"):
+        assert needs_context(follow_up), follow_up
+    assert not needs_context("How did the authors evaluate robustness and what about noise?")
 
 
 @pytest.mark.parametrize(("message", "topic"), [
