@@ -13,8 +13,10 @@ still come and the answer is quoted from the abstracts, marked as such.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -81,6 +83,12 @@ def _paper_lines(evidence: list[Evidence], quote: Callable[[Evidence], str]) -> 
     if lines:
         lines[0].lead = "\n\n- "  # a blank line between the model's synthesis and the list
     return lines
+
+
+#: Most papers "list all papers" lists; beyond, it points to Browse and ``papers``.
+LIST_ALL_MOST = 60
+#: A collection question asking for the papers themselves, not their number.
+_LIST_ALL = re.compile(r"\b(?:list|show|give)\b|列出", re.IGNORECASE)
 
 
 def _messages(content: str) -> list[ChatMessage]:
@@ -160,7 +168,9 @@ class Assistant:
         papers = self.index.corpus.papers
         route = intent.route(message, self.index.corpus.lexical.mentioned)
         yield Routed(route.kind, route.reason)
-        if route.each:
+        if route.small_talk or route.collection:
+            yield from self.about_collection(asked or message, route.small_talk)
+        elif route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":
             yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message,
@@ -256,6 +266,33 @@ class Assistant:
         line = SentenceSupport(text=f"{paper.name} is a {paper.venue or 'paper of unknown venue'}{year} paper{title}.",
                                cited=[1], status="quoted")
         yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
+
+    def about_collection(self, message: str, greeting: bool) -> Iterator[Event]:
+        """What the collection holds, from the index: how many papers of
+        which venues, every paper's name when the message asks for the list
+        (up to ``LIST_ALL_MOST``), or, to a greeting, what the assistant
+        does. Searched, "how many papers are in the collection?" and "hi"
+        were refused beside papers far off in meaning."""
+        start = time.perf_counter()
+        corpus = self.index.corpus
+        venues = ", ".join(f"{n} from {venue}" if venue else f"{n} with no venue"
+                           for venue, n in Counter(corpus.venues).most_common())
+        count = len(corpus.papers)
+        if greeting:
+            lines = [SentenceSupport(text=prompts.HELP.format(count=count, venues=venues), cited=[], status="quoted")]
+        elif not _LIST_ALL.search(message):
+            lines = [SentenceSupport(text=prompts.COLLECTION.format(count=count, venues=venues), cited=[],
+                                     status="quoted")]
+        elif count > LIST_ALL_MOST:
+            lines = [SentenceSupport(text=prompts.COLLECTION_TOO_MANY.format(count=count, venues=venues), cited=[],
+                                     status="quoted")]
+        else:
+            named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in range(count))
+            lines = [SentenceSupport(text=prompts.COLLECTION_LISTED.format(count=count, venues=venues), cited=[],
+                                     status="quoted")]
+            lines += [SentenceSupport(text=f"{name} ({venue})" if venue else name, cited=[], lead="\n- ",
+                                      status="quoted") for venue, name in named]
+        yield from self._answer("list", message, message, [], "", start, {"shown": 0}, lines)
 
     def ask_each(self, question: str, papers: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """One question about several named papers, put to each paper alone

@@ -146,6 +146,22 @@ KEYWORD_WORDS = 6
 _PLURAL = re.compile(r"\b(?:papers|studies|articles)\b", re.IGNORECASE)
 
 
+#: A question about the collection itself, not about papers on a topic.
+_COLLECTION = re.compile(
+    r"^\s*(?:(?:how many|number of|count(?: the)?) (?:papers|abstracts|articles|documents)(?: (?:are|do you have|do we "
+    r"have|is|are there|have you got))?(?: (?:in (?:the |this )?(?:collection|index|database|corpus|library)|indexed|"
+    r"loaded|here|in here|there|in total|total|overall|altogether))*|(?:list|show(?: me)?|give me)(?: (?:all|every))?"
+    r"(?: (?:the|of the))? (?:papers|abstracts)(?: (?:in (?:the |this )?(?:collection|index|database|corpus)|indexed|"
+    r"you have|here))?|(?:what|which) (?:venues|conferences)(?: (?:are|do you|does it|do you have))?(?: (?:covered|"
+    r"cover|included|indexed|in the collection|in here|have|there))?|what(?:'s| is) in (?:the|this|your) "
+    r"(?:collection|index|database|corpus|library))\s*[?？.!]*\s*$|"
+    r"^\s*(?:一共|总共)?(?:有)?多少篇(?:论文)?\s*[?？]?\s*$|^\s*列出所有(?:的)?论文|^\s*有哪些会议\s*[?？]?\s*$",
+    re.IGNORECASE)
+#: Greetings, thanks and "help": a message with nothing to search for.
+_SMALL_TALK = re.compile(
+    r"^\s*(?:hi|hello|hey|hallo|yo|good (?:morning|afternoon|evening)|thanks?(?: a lot| you(?: very much)?)?|thx|ty|"
+    r"ok(?:ay)?|cool|great|nice|bye|goodbye|help|what can you do|how do (?:i|you) use (?:this|you|it)|你好|您好|谢谢|"
+    r"多谢|再见|帮助)\s*[!.。！?？]*\s*$", re.IGNORECASE)
 #: A path the message turns down ("I don't need a summary, just…", "not after a list of which papers…"):
 #: its words are no cue for it.
 _DECLINED = re.compile(r"\b(?:(?:i )?(?:don'?t|do not) (?:need|want)|no need for|not (?:after|looking for)|without|"
@@ -169,6 +185,10 @@ class Route:
     metadata: bool = False
     each: bool = False
     aspects: list[str] = field(default_factory=list)
+    #: About the collection itself ("how many papers are there?", "list all papers"), or small talk ("hi"):
+    #: answered from the index, with no search and no model.
+    collection: bool = False
+    small_talk: bool = False
 
 
 #: A word that compares, after which "in/on/in terms of …" says what on ("differ in how they tokenize EEG").
@@ -277,6 +297,11 @@ def asks_summary(message: str) -> bool:
 def route(message: str, named: Callable[[str], list[int]]) -> Route:
     """The path for ``message``. ``named`` lists the indexed papers a text
     names verbatim (method names, ids), best first."""
+    if _SMALL_TALK.match(message):
+        return Route("ask", "says hello or asks what the assistant does: answered with what it can do",
+                     small_talk=True)
+    if _COLLECTION.match(message):
+        return Route("list", "asks about the collection itself: answered from the index", collection=True)
     papers = named(message)
     cues = _DECLINED.sub(" ", message)
     if compares(message) and not papers and _SEVERAL.search(message):

@@ -133,6 +133,14 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
 #: Above a list answer to a question in Chinese: the lines quote English abstracts, so say so in the user's language.
 LIST_LEAD_CHINESE = "找到 {count} 篇相关论文，下面每篇引用其英文摘要的原句："
 NOT_STATED = "not stated"
+#: Answers about the collection itself and to small talk: from the index, never the model.
+COLLECTION = "The collection holds {count} papers: {venues}."
+COLLECTION_LISTED = "The collection holds {count} papers ({venues}):"
+COLLECTION_TOO_MANY = ("The collection holds {count} papers ({venues}), too many to list here: ask which papers "
+                       "are about a topic, or use the Browse tab (`paper-assistant papers` on the command line).")
+HELP = ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a question "
+        "about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or name two or more "
+        "papers to compare (\"how do CSBrain and REVE differ?\").")
 
 #: The no-retrieval baseline of the evaluation: the same model and system prompt, no sources.
 CLOSED_BOOK = ASK.format(sources="(none)", question="{question}", language="{language}")

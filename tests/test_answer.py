@@ -145,6 +145,22 @@ def test_a_follow_up_carrying_the_question_to_another_paper_is_rewritten(assista
     assert result.query == "What data was HEIST evaluated on?" and result.sources[0]["title"] == "HEIST"
 
 
+def test_the_collection_itself_and_a_greeting_are_answered_from_the_index(assistant: Assistant,
+                                                                         server: ScriptedOpenAI) -> None:
+    """"How many papers are in the collection?", "list all papers" and "hi"
+    were searched and refused beside papers far off in meaning."""
+    result = run(assistant.respond("how many papers are in the collection?"))[1]
+    assert result.answer == "The collection holds 38 papers: 19 from ICLR 2026, 19 from NeurIPS 2025."
+    listed = run(assistant.respond("list all papers"))[1].answer.splitlines()
+    assert listed[0].endswith("(19 from ICLR 2026, 19 from NeurIPS 2025):") and len(listed) == 39
+    assert "- CSBrain (NeurIPS 2025)" in listed and "- CodeBrain (ICLR 2026)" in listed
+    events, result = run(assistant.respond("hi!"))
+    assert isinstance(events[0], Routed) and "hello" in events[0].reason and not result.abstained
+    assert result.answer.startswith("I answer from the abstracts of the 38 papers indexed here")
+    assert not server.requests  # no model call for any of them
+    assert run(assistant.respond("how many papers are about EEG?"))[1].answer.count("\n- ") >= 3  # a topic: a list
+
+
 def test_topic_summary_gathers_all_papers_above_the_cutoff(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply("EEG foundation models are pretrained on large EEG corpora [1].")
     result = run(assistant.summarize("EEG foundation models"))[1]

@@ -222,3 +222,20 @@ def test_a_comparison_names_what_to_compare_on(message: str, aspects: list[str])
     chosen = route(message, named)
     assert chosen.kind == "compare" and chosen.aspects == aspects
     assert chosen.reason.endswith(f" on {', '.join(aspects)}") == bool(aspects)
+
+
+@pytest.mark.parametrize(("message", "collection", "small_talk"), [
+    ("how many papers are in the collection?", True, False),
+    ("list all papers", True, False),
+    ("what venues are covered?", True, False),
+    ("一共有多少篇论文？", True, False),
+    ("hi", False, True),
+    ("thanks!", False, True),
+    ("What can you do?", False, True),
+    ("how many papers are about EEG?", False, False),  # a topic: the list of its papers
+    ("list all papers on EEG", False, False),
+    ("hello, what is SPINT?", False, False),
+])
+def test_the_collection_itself_and_small_talk_are_told_apart(message: str, collection: bool, small_talk: bool) -> None:
+    chosen = route(message, named)
+    assert (chosen.collection, chosen.small_talk) == (collection, small_talk)
