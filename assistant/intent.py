@@ -27,7 +27,7 @@ _COMPARE = re.compile(
     r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
     r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than|(?:have|has|share) in common|pros and cons|"
     r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse))\b|"
-    r"比较|对比|区别|不同|相比|异同|哪个更好",
+    r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣",
     re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "

@@ -110,7 +110,7 @@ def test_one_question_about_several_named_papers_is_put_to_each() -> None:
 
 @pytest.mark.parametrize("message", ["which is better, REVE or CSBrain?", "REVE or CSBrain, which one performs better?",
                                      "what do REVE and CSBrain have in common?", "pros and cons of REVE and CSBrain",
-                                     "REVE CSBrain", "CSBrain, REVE, SPINT"])
+                                     "REVE CSBrain", "CSBrain, REVE, SPINT", "REVE 跟 CSBrain 比哪个好"])
 def test_a_comparison_in_other_words_gets_the_table_not_one_answer_per_paper(message: str) -> None:
     """Put to each paper alone, "which is better?" has no answer in either abstract."""
     chosen = route(message, named)
