@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assistant.crosslingual import dictionary_query
+from assistant.crosslingual import dictionary_query, has_cjk
 
 Kind = Literal["ask", "summarize", "compare", "list"]
 KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
@@ -199,7 +199,8 @@ _ON = re.compile(r"\s(?:in terms of|with respect to|with regard to|when it comes
 #: Between the comparing word and "in/on": the message has moved on to a question of its own.
 _ASIDE = re.compile(r"[—–:?？]|\b(?:how|what|which|where|why|who|whose|do|does|did|each)\b", re.IGNORECASE)
 #: Where an aspect ends: the message goes on to the papers or to another request.
-_ASPECT_END = re.compile(r"[?？.!;；:：]|\s(?:between|among|from|than|versus|vs\.?|compared|while|whereas|because|"
+_ASPECT_END = re.compile(r"[?？.!;；:：]|,\s*(?:how|what|which|why|where|who|do|does|did|is|are|can)\b|"
+                         r"\s(?:between|among|from|than|versus|vs\.?|compared|while|whereas|because|"
                          r"and (?:how|what|which|why|where|who|also)|but)\b", re.IGNORECASE)
 _ASPECT_SPLIT = re.compile(r"\s*(?:,|/|、|\band\b|&|和|与|以及)\s*", re.IGNORECASE)
 _ASPECT_LEAD = re.compile(r"^(?:(?:the|their|its|a|an|each|both|how|what|which|the ways?|ways?|they|it|them|"
@@ -228,24 +229,47 @@ def asked_aspects(message: str, named: Callable[[str], list[int]]) -> list[str]:
     and not only the default aspects. Nothing when the message names none
     ("how does CSBrain differ from REVE?") or only how to answer ("in a
     table"); a part that names a paper is no aspect."""
-    tails: list[str] = []
+    tails: list[tuple[str, str]] = []  # (the message before an aspect, the text from it on)
     if (verb := _COMPARING.search(message)) is not None:
-        tails += [message[m.end():] for m in _ON.finditer(message, verb.end())
+        tails += [(message[:m.end()], message[m.end():]) for m in _ON.finditer(message, verb.end())
                   if not _ASIDE.search(message[verb.end():m.start()])]  # not "… — how does each sit on the head?"
         head, colon, tail = message.partition(":")
         if colon and _COMPARING.search(head) and not _QUESTION.search(tail):  # "REVE vs CSBrain: data, channels"
-            tails.append(tail)
+            tails.append((head, tail))
     if _COMPARE.search(message):
-        tails += [dictionary_query(m.group("aspect")) for m in _ZH_ASPECT.finditer(message)]
-    for tail in tails:
+        tails += [("", dictionary_query(m.group("aspect"))) for m in _ZH_ASPECT.finditer(message)]
+    tails.append(_after_names(message, named))  # "spint vs neuropaint architecture"
+    for before, tail in tails:
+        known = set(named(before))
         aspects = [a for part in _ASPECT_SPLIT.split(_ASPECT_END.split(tail, maxsplit=1)[0])
                    if (a := _ASPECT_TAIL.sub("", _ASPECT_LEAD.sub("", part.strip(" ,.\"'"))).strip())
                    and re.search(r"[^\W\d_]{2}", a) and set(a.casefold().split()) - _POINTERS
-                   and len(a.split()) <= ASPECT_MAX_WORDS
-                   and not _PRESENTATION.search(a) and not named(a)]
+                   and len(a.split()) <= ASPECT_MAX_WORDS and not _PRESENTATION.search(a) and not named(a)
+                   and set(named(f"{before}{part}")) <= known]  # nor the end of a name ("Benchmark for the Earth sciences")
         if aspects:
             return list(dict.fromkeys(aspects))
     return []
+
+
+#: Words after the last named paper that are no aspect: the paper's own noun ("…rule paper"), or a
+#: phrase that goes on ("as foundation models", "for OOD generalization" is ``_ON``'s).
+_AFTER_NAMES_NOT = re.compile(r"(?:(?:papers?|models?|works?|stud(?:y|ies)|methods?|ones?)\s*[?？.!]*$|"
+                              r"(?:as|for|with|to|by|at|of|from|about|in|on|and|or)\b)", re.IGNORECASE)
+
+
+def _after_names(message: str, named: Callable[[str], list[int]]) -> tuple[str, str]:
+    """The few words after the last paper a message names, when they ask
+    nothing ("spint vs neuropaint architecture" -> "architecture"), as a
+    (before, after) pair like ``asked_aspects``'s other forms; an empty
+    after when the message goes on to a question or says more."""
+    words = message.split()
+    wanted = set(named(message))
+    end = next((i for i in range(1, len(words) + 1) if set(named(" ".join(words[:i]))) >= wanted), len(words))
+    rest = " ".join(words[end:])
+    if (not wanted or not rest or len(words) - end > 4 or has_cjk(rest) or _ASIDE.search(rest)
+            or _QUESTION.search(rest) or _AFTER_NAMES_NOT.match(rest)):
+        return message, ""
+    return " ".join(words[:end]) + " ", rest
 
 
 #: A follow-up that carries the last question over to something else ("what about CodeBrain?", "and

@@ -215,6 +215,11 @@ def test_a_question_asking_which_paper_is_told_apart(message: str, asks_which: b
     ("CSBrain vs REVE whats the backbone in each?", []),
     ("compare CSBrain in contrast to REVE", []),
     ("differ CSBrain REVE in the the the", []),
+    # the few words after the last name ("spint vs neuropaint architecture")
+    ("CSBrain vs REVE architecture", ["architecture"]),
+    ("CSBrain vs REVE data and subjects", ["data", "subjects"]),
+    ("how does CSBrain differ from the REVE paper", []),
+    ("pros and cons of CSBrain vs REVE as foundation models", []),
     ("compare CSBrain and REVE on how well they generalize to new subjects with very few labels", []),  # a clause
 ])
 def test_a_comparison_names_what_to_compare_on(message: str, aspects: list[str]) -> None:

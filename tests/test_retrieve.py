@@ -108,6 +108,7 @@ def test_a_comparison_of_papers_called_by_long_names_is_routed_as_one(seed_index
     chosen = route("CityLens vs Benchmark for the Earth sciences, how are the models evaluated in each",
                    seed_index.corpus.lexical.mentioned)
     assert chosen.kind == "compare" and chosen.papers == [names["CityLens"], names["Benchmark for the Earth sciences"]]
+    assert chosen.aspects == []  # "for the Earth sciences" ends a name: it is no aspect to compare on
 
 
 def test_a_coined_name_mistyped_by_one_letter_still_names_its_paper(seed_retriever: PaperRetriever,
