@@ -278,18 +278,12 @@ class Assistant:
         venues = ", ".join(f"{n} from {venue}" if venue else f"{n} with no venue"
                            for venue, n in Counter(corpus.venues).most_common())
         count = len(corpus.papers)
-        if greeting:
-            lines = [SentenceSupport(text=prompts.HELP.format(count=count, venues=venues), cited=[], status="quoted")]
-        elif not _LIST_ALL.search(message):
-            lines = [SentenceSupport(text=prompts.COLLECTION.format(count=count, venues=venues), cited=[],
-                                     status="quoted")]
-        elif count > LIST_ALL_MOST:
-            lines = [SentenceSupport(text=prompts.COLLECTION_TOO_MANY.format(count=count, venues=venues), cited=[],
-                                     status="quoted")]
-        else:
+        listed = _LIST_ALL.search(message) and not greeting
+        lead = (prompts.HELP if greeting else prompts.COLLECTION if not listed
+                else prompts.COLLECTION_TOO_MANY if count > LIST_ALL_MOST else prompts.COLLECTION_LISTED)
+        lines = [SentenceSupport(text=lead.format(count=count, venues=venues), cited=[], status="quoted")]
+        if lead == prompts.COLLECTION_LISTED:
             named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in range(count))
-            lines = [SentenceSupport(text=prompts.COLLECTION_LISTED.format(count=count, venues=venues), cited=[],
-                                     status="quoted")]
             lines += [SentenceSupport(text=f"{name} ({venue})" if venue else name, cited=[], lead="\n- ",
                                       status="quoted") for venue, name in named]
         yield from self._answer("list", message, message, [], "", start, {"shown": 0}, lines)

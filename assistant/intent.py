@@ -40,14 +40,21 @@ _LIST = re.compile(
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
     r"哪些论文|哪几篇|有哪些|多少篇|列出",
     re.IGNORECASE)
+#: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
+#: findings", "what is known about", "I want to understand", "brief me on".
+_PAPERS_SAY = (r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )"
+               r"(?:papers?|collection|abstracts|literature|studies|works?|research)"
+               r"(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|report|conclude)")
+_MAIN_THINGS = r"(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|insights|directions)"
+_KNOWN_ABOUT = r"what(?:'s| is) known about|what do (?:we|you) know about"
+_WANT_TO_KNOW = r"(?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)"
+_BRIEF_ME = r"brief me on|catch me up on|fill me in on|walk me through|get me up to speed on"
 #: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
 _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist|"
                  r"(?:a|an|your|short|brief|quick) synthesis|synthesi[sz]e (?:the|these|what|how|it|them)|literature review|consensus|"
                  r"(?:[\w-]+ )?review of (?:the )?(?:research|work|papers|literature|studies)|"
                  r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about|"
-                 r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
-                 r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|"
-                 r"report|conclude))\b|"
+                 + _PAPERS_SAY + r")\b|"
                  r"总结|概述|综述|概况|概括|梳理")
 _SUMMARY = re.compile(
     _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
@@ -65,16 +72,17 @@ _TOPIC_CHAT = re.compile(
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
-    r"\bwhat(?:'s| is) known about\b|\bwhat do (?:we|you) know about\b|"
+    r"\b(?:" + _KNOWN_ABOUT + r")\b|"
     r"\bwhat has been (?:done|published|shown|found) (?:on|in|about|with|for)\b|"
-    r"\b(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|insights|directions)\b|"
+    r"\b" + _MAIN_THINGS + r"\b|"
     r"^\s*(?:(?:can|could) you )?(?:explain|describe|walk me through|brief me on|introduce|tell me about)\s+"
     r"(?:the\s+)?(?:research|work|papers|studies|literature|field|stuff)\b|"
-    r"\bi (?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)\b|"
+    r"\bi " + _WANT_TO_KNOW + r"\b|"
     r"\bwhat are (?:people|researchers|folks|the papers|these papers) doing\b|\bhappening (?:in|with|on|around)\b|"
     r"\b(?:across|in) (?:these|the|all the|all) papers\b|\bin (?:this|the) collection\b|\bhigh[- ]level\b|"
     r"\bstate of (?:the )?(?:[\w-]+ ){0,4}?(?:field|research|work)\b|"
-    r"^\s*(?:brief me on|catch me up on|fill me in on|walk me through|get me up to speed on)\b|\bwhat (?:themes|trends|directions)\b|\bcommon themes\b|"
+    r"^\s*(?:" + _BRIEF_ME + r")\b|"
+    r"\bwhat (?:themes|trends|directions)\b|\bcommon themes\b|"
     r"研究进展|最新进展|讲讲|有什么进展|(?:主要)?趋势|主要方向|"
     r"(?<![那这一某该]篇)关于.{1,20}的(?:论文|工作|研究)", re.IGNORECASE)  # "那篇关于…的论文": one paper
 _QUESTION = re.compile(
@@ -89,12 +97,10 @@ _SIDES = re.compile(
 #: left out of the search query, where it would only dilute the topic.
 _REQUEST = re.compile(
     # first: its "what" and "papers" would otherwise go as a list's, leaving "say about"
-    r"\b(?:what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )(?:papers?|collection|abstracts|literature|"
-    r"studies|works?|research)(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|report|"
-    r"conclude)(?: (?:about|on|regarding))?|"
+    r"\b(?:" + _PAPERS_SAY + r"(?: (?:about|on|regarding))?|"
     r"(?:what(?:'s| is) )?the consensus(?:,? if any,?)?(?: on| about)?|"
-    r"(?:i|we) (?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)|"
-    r"explain|describe|walk me through|brief me on|fill me in on|introduce|get me up to speed on|catch me up on|"
+    r"(?:i|we) " + _WANT_TO_KNOW + r"|"
+    r"explain|describe|introduce|" + _BRIEF_ME + r"|"
     r"(?:provide|give|write)(?: me| us)? (?:an? )?(?:(?:structured|brief|short|quick) )?(?:review|synthesis)(?: of)?|"
     r"(?:a |an )?(?:(?:structured|brief|short|quick) )?(?:literature review|synthesis)(?: of| on)?|"
     r"(?:what(?:'s| is) )?the state of|state of (?:the )?(?:field|research|work)|"
@@ -111,9 +117,8 @@ _REQUEST = re.compile(
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
-    r"what(?:'s| is) known about|what do (?:we|you) know about|what has been (?:done|published|shown|found)|"
-    r"(?:what are )?(?:the )?(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|"
-    r"insights|directions)(?: (?:of|from|on|in|about|regarding))?|"
+    r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"
+    r"(?:what are )?(?:the )?" + _MAIN_THINGS + r"(?: (?:of|from|on|in|about|regarding))?|"
     r"work|research|help me(?: to)?(?: find| look for| search for)?|"
     r"(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)|"
     r"(?:top|best|good|great|key|important|interesting|relevant|notable|main|major)"
@@ -257,6 +262,10 @@ _AFTER_NAMES_NOT = re.compile(r"(?:(?:papers?|models?|works?|stud(?:y|ies)|metho
                               r"(?:as|for|with|to|by|at|of|from|about|in|on|and|or)\b)", re.IGNORECASE)
 
 
+#: Most words after the last named paper that can be an aspect ("… architecture", "… data and subjects").
+_AFTER_NAMES_WORDS = 4
+
+
 def _after_names(message: str, named: Callable[[str], list[int]]) -> tuple[str, str]:
     """The few words after the last paper a message names, when they ask
     nothing ("spint vs neuropaint architecture" -> "architecture"), as a
@@ -264,9 +273,14 @@ def _after_names(message: str, named: Callable[[str], list[int]]) -> tuple[str, 
     after when the message goes on to a question or says more."""
     words = message.split()
     wanted = set(named(message))
-    end = next((i for i in range(1, len(words) + 1) if set(named(" ".join(words[:i]))) >= wanted), len(words))
+    # the shortest run of words naming every paper, looked for among the last few only (each look scans
+    # every name): one that leaves more words after it already names them all
+    first = max(len(words) - _AFTER_NAMES_WORDS, 1)
+    if first > 1 and set(named(" ".join(words[:first - 1]))) >= wanted:
+        return message, ""
+    end = next((i for i in range(first, len(words) + 1) if set(named(" ".join(words[:i]))) >= wanted), len(words))
     rest = " ".join(words[end:])
-    if (not wanted or not rest or len(words) - end > 4 or has_cjk(rest) or _ASIDE.search(rest)
+    if (not wanted or not rest or len(words) - end > _AFTER_NAMES_WORDS or has_cjk(rest) or _ASIDE.search(rest)
             or _QUESTION.search(rest) or _AFTER_NAMES_NOT.match(rest)):
         return message, ""
     return " ".join(words[:end]) + " ", rest

@@ -173,14 +173,18 @@ class LexicalIndex:
         CSBrain first, whatever the process's string hashing)."""
         hits: list[int] = []
         for token in sorted(name_keys(query), key=query.find):
-            hits.extend(self.names.get(token, []) or self.names.get(token.casefold(), []))
+            hits.extend(self._keyed(token))
         return list(dict.fromkeys(hits))
+
+    def _keyed(self, token: str) -> list[int]:
+        """The papers a name key stands for, as written or case-folded (see ``_lookup_keys``)."""
+        return self.names.get(token, []) or self.names.get(token.casefold(), [])
 
     def misspelled(self, token: str) -> list[int]:
         """The papers whose coined name ``token`` misspells by one letter
         ("CSBrian", "HetSny"; see ``_one_typo``), for names of five letters or
         more: shorter ones are other names a letter apart ("REVE", "RAVE")."""
-        if len(token) < TYPO_LETTERS or token in self.names or token.casefold() in self.names:
+        if len(token) < TYPO_LETTERS or self._keyed(token):
             return []
         folded = token.casefold()
         return list(dict.fromkeys(i for key, ids in self.names.items()
@@ -194,8 +198,7 @@ class LexicalIndex:
         flat = " ".join(text.split())
         folded = flat.casefold()
         found = [(flat.find(token), i) for token in name_keys(flat)
-                 for i in self.names.get(token, []) or self.names.get(token.casefold(), [])
-                 or (self.misspelled(token) if is_coined(token) else [])]
+                 for i in self._keyed(token) or (self.misspelled(token) if is_coined(token) else [])]
         for phrase, ids in self.phrases.items():
             at = (_phrase_at(folded, phrase.casefold()) if len(phrase.split()) >= PHRASE_WORDS
                   else _phrase_at(flat, phrase))
