@@ -109,6 +109,11 @@ _COUNTED = re.compile(r"(?<![\w.,])\d[\d,.]*\+?%?(?:\s+[^\s\d][^\s]*){1,4}")
 _NAME = re.compile(r"\b(?=\w*[A-Z]\w*[A-Z])\w+|\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])\w{2,}")
 #: Words kept before the aspect's word in a clause cut to a value's length.
 _LEAD_WORDS = 5
+#: Words that join a clause to what comes before it: a value cut from a clause does not start on one.
+_JOINING = frozenset(["and", "or", "but", "nor", "that", "which", "while", "whereas", "thus", "so"])
+#: Words that lead into what follows them: a value cut from a clause does not end on one (nor on a joining word).
+_LEADING = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "with", "from", "into", "under",
+                      "over", "as", "than", "across", "between", "via", "through", "within"])
 #: Where a sentence's clauses part: punctuation and brackets, not the comma of "60,000".
 _CLAUSE = re.compile(r"\s*(?:,(?!\d{3}\b)|[;:()\[\]])\s*|\s+[\u2013\u2014-]+\s+")
 _NONE = re.compile(r"^(?:none|n/?a|not (?:stated|given|mentioned|specified)|no(?:t| answer)?|unknown|-+)\W*$",
@@ -464,7 +469,11 @@ def quoted_span(value: str, quote: str, settings: CompareSettings) -> str:
                 break
     if best is None:
         return value
-    span = quote[words[best[0]][0]: words[best[1]][1]].strip(" .,;:\"'")
+    start, end = best
+    said = {w.strip(".,;:()").casefold() for w in value.split()}
+    while end + 1 < len(words) and quote[words[end + 1][0]: words[end + 1][1]].strip(".,;:()").casefold() in said:
+        end += 1  # a word the value says that search leaves out ("100,000 research papers")
+    span = quote[words[start][0]: words[end][1]].strip(" .,;:\"'")
     if span.count("(") != span.count(")"):  # "(TCTC)" is kept whole, a half of one is not
         span = span.strip("()")
     return span
@@ -491,8 +500,14 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
         hits = [j for j, word in enumerate(words) if says(word)]
         if not hits or len(hits) == len(words):
             continue  # no word of the aspect, or nothing but them ("However," for the problem)
-        start = max(0, min(hits[0] - _LEAD_WORDS, len(words) - settings.value_words))
-        words = words[start: start + settings.value_words]
+        last = len(words) - settings.value_words  # the start of the window that ends with the clause
+        start = max(0, last if hits[0] >= last else hits[0] - _LEAD_WORDS)
+        end = start + settings.value_words
+        while start < hits[0] and words[start].casefold() in _JOINING:
+            start += 1  # a cut clause neither starts on "and" nor ends on "under the"
+        while end - 1 > hits[0] and end < len(words) and words[end - 1].casefold() in _JOINING | _LEADING:
+            end -= 1
+        words = words[start:end]
         return " ".join(words).strip(" .,;:") or None
     return None
 

@@ -15,6 +15,7 @@ import pytest
 
 from assistant import compare, prompts
 from assistant.answer import Assistant, Final, Routed, Sources, Table, Token
+from assistant.aspects import aspect_sentences
 from assistant.errors import InputError, NotFound
 from assistant.index import PaperIndex
 from assistant.papers import Paper
@@ -210,6 +211,8 @@ def test_the_clause_taken_for_a_value_the_model_did_not_give_is_run_on_too(assis
     ("(TCTC) pre-training", "a Text-based CTC Pre-training (TCTC) method", "Pre-training (TCTC)"),
     ("TCTC pretraining method", "a Text-based CTC Pre-training (TCTC) method", "TCTC pretraining method"),  # no run holds it
     ("60,000 hours", "over 60,000 hours of EEG data", "60,000 hours"),  # verbatim already
+    # the model's "100, 000"; "papers", a word search leaves out, is still the value's last word
+    ("100, 000 research papers", "Leveraging a corpus of 100,000 research papers, we", "100,000 research papers"),
 ])
 def test_a_reworded_value_becomes_the_shortest_run_of_quote_words_holding_it(value: str, quote: str,
                                                                              span: str) -> None:
@@ -312,11 +315,17 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
      "Using a masked autoencoding objective"),
     ("task", ("BigMaQ establishes the first dataset that integrates dynamic 3D pose-shape representations into the "
               "learning task of animal action recognition and provides a rich resource."),
-     "pose-shape representations into the learning task of animal action recognition and provides"),
+     "the learning task of animal action recognition and provides a rich resource"),  # the clause's own end
+    # a clause a little longer than a value loses its first words, not its last ("… 42" without "hospitals")
+    ("data", "We assemble a large multi-site dataset covering a total of 42 hospitals in nine countries, with labels.",
+     "large multi-site dataset covering a total of 42 hospitals in nine countries"),
+    # a clause cut short does not end on the words that lead into the rest ("… moving freely in the")
+    ("task", "Our models learn the task of recognizing actions of animals moving freely in the home cage at night.",
+     "Our models learn the task of recognizing actions of animals moving freely"),
     ("subjects", "We pretrain on 60,000 hours of EEG data from 92 datasets.", None),  # no clause names it
     # "60,000" is one number, not two clauses
     ("data", "We pretrain REVE on over 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects.",
-     "pretrain REVE on over 60,000 hours of EEG data from 92 datasets"),
+     "over 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects"),
     # a clause that is only the cue word states nothing: the next one is the problem
     ("problem addressed", "However, the gap between the two representations leads to convergence inconsistency.",
      "the gap between the two representations leads to convergence inconsistency"),
@@ -371,6 +380,14 @@ def test_the_problem_a_user_asks_for_is_the_sentence_before_we_propose() -> None
     grid = compare.extract([Paper("p", "k", " ".join(sents), "", "s", name="FooNet")], ["problem addressed"],
                            lambda p: (sents, np.eye(3)), lambda texts: np.ones((len(texts), 3)), CompareSettings())
     assert grid.rows[0][0].quote == sents[0]
+
+
+def test_a_data_driven_method_is_not_the_data() -> None:
+    """"data-driven", "data-efficient" say how a method works, not what it
+    was trained or tested on: the data cell is the sentence naming a dataset."""
+    sents = ["We propose FooNet, a decoder.", "This allows flexible, data-driven inference of learning rules.",
+             "We applied FooNet to a large behavioral dataset from mice."]
+    assert aspect_sentences(sents)["data"] == 2
 
 
 def test_a_question_asked_of_each_paper_gets_its_named_method_and_its_two_closest_sentences(
