@@ -45,15 +45,15 @@ _YEAR_ALONE = re.compile(
 
 @dataclass(frozen=True)
 class QuestionFilters:
-    """What a question asks to be restricted to, and the question without those words."""
+    """What a question asks to be restricted to, and the question without
+    those words; ``venues``: every venue it names (``venue`` is set only when
+    that is one: "EEG papers from ICLR 2026 and NeurIPS 2025" asks for both,
+    not for the first)."""
 
     question: str
     venue: str | None
     year: int | None
-
-    @property
-    def any(self) -> bool:
-        return self.venue is not None or self.year is not None
+    venues: tuple[str, ...] = ()
 
 
 def describe(applied: dict[str, object]) -> str:
@@ -83,6 +83,8 @@ def _venue_names(venues: Iterable[str]) -> list[str]:
 def _tidy(text: str) -> str:
     """The question once a filter's words are cut out: no doubled spaces or stray commas."""
     text = re.sub(r"\s+([,.?!:;])", r"\1", re.sub(r"\s{2,}", " ", text))
+    # the word that joined two venues: "EEG papers from A and B" -> "EEG papers", "A 和 B 的脑电论文" -> "脑电论文"
+    text = re.sub(r"\s+(?:and|or|vs\.?|versus)\s*(?=[?.!]?$)|^\s*(?:and|or|vs\.?|和|与|及|以及)\s+", "", text)
     return re.sub(r"^[\s,.:;]+|[\s,:;]+$", "", text).strip() or text.strip()
 
 
@@ -96,26 +98,30 @@ def parse_filters(question: str, venues: Iterable[str] = ()) -> QuestionFilters:
     never taken as years ("2000 neurons")."""
     extra = _venue_names(venues)
     pattern = _venue_pattern([*KNOWN_VENUES, *extra]) if extra else _KNOWN
-    venue: str | None = None
     year: int | None = None
     text = question
-    match = pattern.search(text)
-    if match and _NEGATED.search(text[: match.start()]):
-        match = None
-    if match:
+    named: list[str] = []
+    for match in reversed([m for m in pattern.finditer(text) if not _NEGATED.search(text[: m.start()])]):
         name = next((v for v in (*KNOWN_VENUES, *extra) if v.casefold() == match["name"].casefold()), match["name"])
         name = ALIASES.get(name.casefold(), name)
-        if match["year"]:
-            digits = match["year"]
-            venue = f"{name} {digits if len(digits) == 4 else '20' + digits}"
-        else:
-            venue = name
+        digits = match["year"]
+        named.insert(0, f"{name} {digits if len(digits) == 4 else '20' + digits}" if digits else name)
         text = text[: match.start()] + " " + text[match.end():]
+    named = _distinct(named)
     found = _YEAR_ALONE.search(text)
     if found:
         year = int(found["a"] or found["b"] or found["c"])
         keep = found["article"] or ""  # "a 2026 model" -> "a model"
         text = text[: found.start()] + f" {keep} " + text[found.end():]
-    if venue is None and year is None:
+    if not named and year is None:
         return QuestionFilters(question, None, None)
-    return QuestionFilters(_tidy(text), venue, year)
+    return QuestionFilters(_tidy(text), named[0] if len(named) == 1 else None, year, tuple(named))
+
+
+def _distinct(venues: list[str]) -> list[str]:
+    """The venues named, each once: "NeurIPS" said beside "NeurIPS 2025" is
+    that one ("NeurIPS 2025, the NeurIPS paper on …"), in the order said."""
+    squash = [v.replace(" ", "").casefold() for v in venues]
+    return list(dict.fromkeys(
+        max((w for w, s in zip(venues, squash, strict=True) if s.startswith(own) or own.startswith(s)), key=len)
+        for own in squash))

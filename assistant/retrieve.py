@@ -92,16 +92,21 @@ class PaperRetriever(BaseRetriever):
         an explicit ``venue``/``year`` says otherwise or the setting
         ``question_filters`` is off, and only when some indexed paper passes
         it (a venue merely mentioned, with no paper of it, filters nothing).
+        Two indexed venues named ("from ICLR 2026 and NeurIPS 2025") are
+        both asked for: no venue filter, and their names are not searched.
         A CJK question is put into English by ``translate`` (the LLM), else
         by the bundled term dictionary."""
         query, parsed = question, None
         if self.index.settings.retrieval.question_filters:
             found = parse_filters(question, {v for v in self.index.corpus.venues if v})
-            take_venue = found.venue if venue is None else None
+            indexed = [v for v in found.venues if self.allowed(v, None)]
+            take_venue = indexed[0] if venue is None and len(indexed) == 1 else None
             take_year = found.year if year is None else None
             if (take_venue or take_year is not None) and self.allowed(take_venue or venue, take_year or year):
                 query, venue, year = found.question, take_venue or venue, take_year or year
                 parsed = {k: v for k, v in (("venue", take_venue), ("year", take_year)) if v}
+            elif venue is None and len(indexed) > 1:
+                query = found.question
         translated = None
         if has_cjk(query):
             translated = translate(query) if translate else dictionary_query(query)

@@ -34,6 +34,10 @@ from .openai_server import ScriptedOpenAI
     ("EEG papers in NIPS 2025", "EEG papers", "NeurIPS 2025", None),
     ("ICLR-2026 EEG", "EEG", "ICLR 2026", None),
     ("2025年NeurIPS上关于脑电的论文", "关于脑电的论文", "NeurIPS", 2025),
+    # two venues are both asked for: no one venue (the first was the filter before 2026-12-05, night)
+    ("EEG papers from ICLR 2026 and NeurIPS 2025?", "EEG papers?", None, None),
+    ("ICLR 2026 和 NeurIPS 2025 的脑电论文", "脑电论文", None, None),
+    ("NeurIPS 2025 papers, and the NeurIPS one on EEG", "papers, and the one on EEG", "NeurIPS 2025", None),  # one venue
 ])
 def test_parse_filters_reads_venue_and_year_in_english_and_chinese(question: str, cleaned: str, venue: str | None,
                                                                     year: int | None) -> None:
@@ -61,6 +65,15 @@ def test_a_venue_named_in_the_question_filters_the_search(seed_retriever: PaperR
     assert {"CSBrain", "REVE"} <= {h.paper.name for h in hits[:3]}
     scope, hits = seed_retriever.find("EEG papers from 2026", k=10)
     assert scope.year == 2026 and {h.paper.year for h in hits} == {2026} and hits[0].paper.name == "CodeBrain"
+
+
+def test_two_venues_named_are_both_searched(seed_retriever: PaperRetriever) -> None:
+    scope, hits = seed_retriever.find("EEG papers from ICLR 2026 and NeurIPS 2025", k=5)
+    assert scope.venue is None and scope.parsed is None and scope.query == "EEG papers"
+    assert {h.paper.venue for h in hits} == {"ICLR 2026", "NeurIPS 2025"}
+    assert {"CodeBrain", "REVE", "CSBrain"} <= {h.paper.name for h in hits}
+    one = seed_retriever.scope("ICLR 2026 and CVPR papers on EEG")  # only one of them is indexed: that one
+    assert one.venue == "ICLR 2026" and one.parsed == {"venue": "ICLR 2026"}
 
 
 def test_explicit_filters_win_and_unknown_venues_filter_nothing(seed_retriever: PaperRetriever) -> None:
