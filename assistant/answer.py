@@ -190,7 +190,7 @@ class Assistant:
         asks which paper it points to and what that paper does."""
         start = time.perf_counter()
         scope, evidence, prompt = self.prepare_ask(question, venue, asked, keywords)
-        extra: dict[str, Any] = {"filter": scope.as_json()}
+        extra: dict[str, Any] = scope.extra()
         lacking = answerability.missing(question, evidence, self.settings.answer.unrelated_below,
                                         self.index.corpus.lexical.names)
         if lacking:  # the refusal, without asking the model
@@ -233,7 +233,7 @@ class Assistant:
         prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                           language=language_of(asked or topic))
         lines = _paper_lines(evidence, self._gist_quote)
-        extra = {"found": len(about), "shown": len(evidence), "filter": scope.as_json()}
+        extra = {"found": len(about), "shown": len(evidence), **scope.extra()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
 
     def list_papers(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
@@ -249,7 +249,7 @@ class Assistant:
             lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],
                                             status="quoted"))
         yield from self._answer("list", asked or question, scope.query, evidence, "", start,
-                                {"shown": len(evidence), "filter": scope.as_json()}, lines)
+                                {"shown": len(evidence), **scope.extra()}, lines)
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """A paper's venue, year and title, from its record: the paper named,

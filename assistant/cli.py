@@ -328,6 +328,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     if scope.parsed:
         print(f"Filter from the query: {describe(scope.parsed)} (--no-question-filters searches every paper).")
+    if scope.unmatched:
+        print(scope.unmatched)
     if scope.translated:
         print(f"Searched as: {scope.query}")
     for rank, hit in enumerate(hits, start=1):
@@ -421,6 +423,8 @@ def _print_answer(result: Any, streamed: str) -> None:
     unsupported = [s["sentence"] for s in result.support if s["supported"] is False]
     if unsupported:
         print(f"({len(unsupported)} sentence(s) not supported by any abstract: {' | '.join(unsupported)})")
+    if result.extra.get("filter_unmatched"):
+        print(f"({result.extra['filter_unmatched']})")
     if result.extra.get("filter"):
         from assistant.filters import describe
 

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 def search_json(query: str, hits: Sequence[Hit], scope: Scope | None = None) -> dict[str, Any]:
     """The ``search --json`` contract: ``filter`` is the venue/year taken from
     the query's words (null when none), ``searched`` the text searched (the
-    query without those words, a Chinese query in English)."""
+    query without those words, a Chinese query in English);
+    ``filter_unmatched``, only when there is one, what the query named that
+    no indexed paper is from."""
     return {
         "query": query,
         "searched": scope.query if scope else query,
-        "filter": scope.as_json() if scope else None,
+        **(scope.extra() if scope else {"filter": None}),
         "results": [
             {"paper_id": h.paper.paper_id, "title": h.paper.name, "venue": h.paper.venue,
              "score": round(h.score, 4), "abstract": h.paper.abstract}

@@ -9,7 +9,8 @@ other and a side that barely separates its first papers barely moves the order.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -57,10 +58,17 @@ class Scope:
     year: int | None
     parsed: dict[str, Any] | None = None
     translated: str | None = None
+    #: A venue with its year, or a year, that the question names and no indexed paper has, said in words.
+    unmatched: str | None = None
 
     def as_json(self) -> dict[str, Any] | None:
         """The ``"filter"`` field of the JSON answers: the filter taken from the question, if any."""
         return dict(self.parsed) if self.parsed else None
+
+    def extra(self) -> dict[str, Any]:
+        """The answers' JSON fields about the scope: ``filter``, and
+        ``filter_unmatched`` when the question named what the index lacks."""
+        return {"filter": self.as_json(), **({"filter_unmatched": self.unmatched} if self.unmatched else {})}
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,7 @@ class PaperRetriever(BaseRetriever):
         both asked for: no venue filter, and their names are not searched.
         A CJK question is put into English by ``translate`` (the LLM), else
         by the bundled term dictionary."""
-        query, parsed = question, None
+        query, parsed, unmatched = question, None, None
         if self.index.settings.retrieval.question_filters:
             found = parse_filters(question, {v for v in self.index.corpus.venues if v})
             indexed = [v for v in found.venues if self.allowed(v, None)]
@@ -107,11 +115,30 @@ class PaperRetriever(BaseRetriever):
                 parsed = {k: v for k, v in (("venue", take_venue), ("year", take_year)) if v}
             elif venue is None and len(indexed) > 1:
                 query = found.question
+            unmatched = self._unmatched(found.venues, take_year, parsed)
         translated = None
         if has_cjk(query):
             translated = translate(query) if translate else dictionary_query(query)
             query = translated or query
-        return Scope(query, venue, year, parsed, translated)
+        return Scope(query, venue, year, parsed, translated, unmatched)
+
+    def _unmatched(self, venues: Sequence[str], year: int | None, parsed: dict[str, Any] | None) -> str | None:
+        """What the question scoped to that no indexed paper is from ("ICLR
+        2027 papers on graphs", "EEG papers from 2024"), said with what the
+        index holds: those papers were not there to find, and the answer
+        came from every paper. Only a venue with its year counts ("better
+        than CVPR baselines" names a venue without asking for its papers),
+        and nothing is said when a filter was taken."""
+        if parsed:
+            return None
+        corpus = self.index.corpus
+        wanted = [v for v in venues if re.search(r"\d{4}$", v) and not self.allowed(v, None)]
+        if year is not None and not self.allowed(None, year):
+            wanted.append(str(year))
+        if not wanted:
+            return None
+        known = ", ".join(sorted({v for v in corpus.venues if v})) or "none"
+        return f"No indexed paper is from {' or '.join(wanted)} (indexed: {known}), so every paper was searched."
 
     def allowed(self, venue: str | None, year: int | None, corpus: Corpus | None = None) -> list[int]:
         """Positions (in the corpus snapshot) of papers passing the filters."""

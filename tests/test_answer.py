@@ -537,6 +537,13 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert server.requests == [] and server.judged == []
 
 
+def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
+    assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
+    assert result.extra["filter_unmatched"].startswith("No indexed paper is from 2024")
+    assert "filter_unmatched" not in run(assistant.respond("Which EEG papers are from 2025?"))[1].extra
+
+
 def test_a_list_line_quotes_the_sentence_proposing_the_named_method(assistant: Assistant,
                                                                     server: ScriptedOpenAI) -> None:
     """An abstract that first "studies" a problem and then "develops" its

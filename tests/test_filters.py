@@ -76,6 +76,20 @@ def test_two_venues_named_are_both_searched(seed_retriever: PaperRetriever) -> N
     assert one.venue == "ICLR 2026" and one.parsed == {"venue": "ICLR 2026"}
 
 
+def test_a_venue_year_or_year_the_index_lacks_is_said_not_silently_dropped(
+        seed_settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:
+    store = ["--storage", str(seed_settings.index.storage), "--json"]
+    for query, lacking in (("ICLR 2027 graph papers", "ICLR 2027"), ("papers from 2024 on EEG", "2024")):
+        assert main(["search", query, *store]) == 0
+        payload = json.loads(capsys.readouterr().out)
+        assert payload["filter"] is None and payload["results"]  # every paper searched, as before
+        assert payload["filter_unmatched"].startswith(f"No indexed paper is from {lacking} (indexed: ICLR 2026, "
+                                                      "NeurIPS 2025)")
+    for query in ("better than CVPR baselines on EEG", "EEG papers from ICLR 2026"):  # no year; a filter taken
+        assert main(["search", query, *store]) == 0
+        assert "filter_unmatched" not in json.loads(capsys.readouterr().out)
+
+
 def test_explicit_filters_win_and_unknown_venues_filter_nothing(seed_retriever: PaperRetriever) -> None:
     scope = seed_retriever.scope("ICLR 2026 papers on EEG", venue="NeurIPS 2025")
     assert scope.venue == "NeurIPS 2025" and scope.parsed is None

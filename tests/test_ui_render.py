@@ -95,6 +95,8 @@ def test_answer_message_carries_the_table_and_the_notes() -> None:
     assert "Not supported by any abstract: Made up." in render.answer_message(result("x", support=unsupported), 1)
     assert "5 papers are about this topic" in render.answer_message(result("x", extra={"found": 5, "shown": 2}), 1)
     assert "closest papers" in render.answer_message(result("No.", abstained=True, citations=[]), 1)
+    missing = {"filter_unmatched": "No indexed paper is from ICLR 2027 (indexed: ICLR 2026), so every paper was searched."}
+    assert "_No indexed paper is from ICLR 2027 (indexed: ICLR 2026)" in render.answer_message(result("x", extra=missing), 1)
     why = {"unanswerable": "no paper is about this (the closest, <b>X</b>, is far off in meaning)"}
     refused = render.answer_message(result("No.", abstained=True, citations=[], extra=why), 1)
     assert "Refused without asking the model: no paper is about this (the closest, &lt;b&gt;X" in refused

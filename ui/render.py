@@ -157,6 +157,8 @@ def _notes(result: AnswerResult) -> list[str]:
     if route:
         notes.append(f"_Answered as {ROUTE_NAMES.get(route['kind'], route['kind'])}: the message "
                      f"{chat_text(route['reason'])}. Not what you meant? Pick another mode above and send it again._")
+    if result.extra.get("filter_unmatched"):
+        notes.append(f"_{chat_text(result.extra['filter_unmatched'])}_")
     applied = result.extra.get("filter")
     if applied:
         notes.append(f"_Filter from your question: {chat_text(describe(applied))}. A venue picked above wins; "
