@@ -29,6 +29,7 @@ from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
+from assistant.filters import topicless
 from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
 from assistant.index import PaperIndex
 from assistant.llm import LLMClient, Turn, resolve_endpoint
@@ -89,6 +90,13 @@ def _paper_lines(evidence: list[Evidence], quote: Callable[[Evidence], str]) -> 
 LIST_ALL_MOST = 60
 #: A collection question asking for the papers themselves, not their number.
 _LIST_ALL = re.compile(r"\b(?:list|show|give)\b|列出", re.IGNORECASE)
+
+
+def _filter_only(scope: Scope) -> bool:
+    """A list or summary asking for a venue's or a year's papers and no
+    narrower topic ("which papers are from ICLR 2026?"): the filter's
+    papers, listed, not a search for the word "papers"."""
+    return (scope.venue is not None or scope.year is not None) and topicless(scope.query)
 
 
 def _messages(content: str) -> list[ChatMessage]:
@@ -175,6 +183,9 @@ class Assistant:
         elif route.kind == "compare":
             yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message,
                                            compare.asked_first(route.aspects))
+        elif route.kind in ("summarize", "list") and not route.metadata and _filter_only(
+                scope := self.retriever.scope(message, venue)):  # its topic would be "2025" for "papers from 2025"
+            yield from self.about_collection(asked or message, False, scope)
         elif route.kind == "summarize":
             yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
         elif route.metadata:
@@ -227,6 +238,9 @@ class Assistant:
         the model's cited synthesis above them."""
         start = time.perf_counter()
         scope = self._scope(topic, venue) if papers is None else Scope(topic, venue, None)
+        if papers is None and _filter_only(scope):
+            yield from self.about_collection(asked or topic, False, scope)
+            return
         query = scope.query
         about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
@@ -243,6 +257,9 @@ class Assistant:
         answers had no Chinese word at all)."""
         start = time.perf_counter()
         scope = self._scope(question, venue)
+        if _filter_only(scope):
+            yield from self.about_collection(asked or question, False, scope)
+            return
         evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topics.topic_max_papers])
         lines = _paper_lines(evidence, self._gist_quote)
         if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
@@ -267,26 +284,37 @@ class Assistant:
                                cited=[1], status="quoted")
         yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
 
-    def about_collection(self, message: str, greeting: bool) -> Iterator[Event]:
+    def about_collection(self, message: str, greeting: bool, scope: Scope | None = None) -> Iterator[Event]:
         """What the collection holds, from the index: how many papers of
         which venues, every paper's name when the message asks for the list
         (up to ``LIST_ALL_MOST``), or, to a greeting, what the assistant
         does. Searched, "how many papers are in the collection?" and "hi"
-        were refused beside papers far off in meaning."""
+        were refused beside papers far off in meaning. With ``scope``: the
+        papers of its venue and year ("which papers are from ICLR 2026?"),
+        listed."""
         start = time.perf_counter()
         corpus = self.index.corpus
+        chosen = self.retriever.allowed(scope.venue, scope.year) if scope else range(len(corpus.papers))
         venues = ", ".join(f"{n} from {venue}" if venue else f"{n} with no venue"
-                           for venue, n in Counter(corpus.venues).most_common())
-        count = len(corpus.papers)
-        listed = _LIST_ALL.search(message) and not greeting
-        lead = (prompts.HELP if greeting else prompts.COLLECTION if not listed
-                else prompts.COLLECTION_TOO_MANY if count > LIST_ALL_MOST else prompts.COLLECTION_LISTED)
-        lines = [SentenceSupport(text=lead.format(count=count, venues=venues), cited=[], status="quoted")]
-        if lead == prompts.COLLECTION_LISTED:
-            named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in range(count))
+                           for venue, n in Counter(corpus.venues[i] for i in chosen).most_common())
+        count = len(chosen)
+        if greeting:
+            lead = prompts.HELP
+        elif scope:
+            lead = prompts.FILTERED_TOO_MANY if count > LIST_ALL_MOST else prompts.FILTERED
+        elif _LIST_ALL.search(message):
+            lead = prompts.COLLECTION_TOO_MANY if count > LIST_ALL_MOST else prompts.COLLECTION_LISTED
+        else:
+            lead = prompts.COLLECTION
+        what = " ".join(str(part) for part in (scope.venue, scope.year) if part is not None) if scope else ""
+        lines = [SentenceSupport(text=lead.format(count=count, venues=venues, total=len(corpus.papers), what=what),
+                                 cited=[], status="quoted")]
+        if lead in (prompts.COLLECTION_LISTED, prompts.FILTERED):
+            named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in chosen)
             lines += [SentenceSupport(text=f"{name} ({venue})" if venue else name, cited=[], lead="\n- ",
                                       status="quoted") for venue, name in named]
-        yield from self._answer("list", message, message, [], "", start, {"shown": 0}, lines)
+        yield from self._answer("list", message, message, [], "", start, {"shown": 0, **(scope.extra() if scope else {})},
+                                lines)
 
     def ask_each(self, question: str, papers: list[Paper], asked: str | None = None) -> Iterator[Event]:
         """One question about several named papers, put to each paper alone

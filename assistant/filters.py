@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from assistant.lexical import tokenize
+
 #: Conference and journal names recognised in a question, as usually spelled.
 #: Indexed venues are recognised too (see ``parse_filters``'s ``venues``).
 KNOWN_VENUES = (
@@ -30,8 +32,8 @@ _YEAR = r"(?:19[89]\d|20[0-3]\d)"
 _NEGATED = re.compile(r"(?:\b(?:not|excluding|except|other than|outside(?: of)?|besides|apart from|non)\b|不是|除了|以外)"
                       r"[\s\w'-]{0,12}$", re.IGNORECASE)
 #: Words that introduce a venue or year ("papers from ICLR", "published in 2025", "在 ICLR 2026 上").
-_BEFORE = (r"(?:(?:published|accepted|presented|appearing|appeared)\s+(?:in|at)|(?:from|at|in|of|for|during)"
-           r"(?:\s+the)?|发表(?:在|于)|来自|在)\s*")
+_BEFORE = (r"(?:(?<![A-Za-z])(?:(?:published|accepted|presented|appearing|appeared)\s+(?:in|at)|(?:from|at|in|of|for|"
+           r"during)(?:\s+the)?)|发表(?:在|于)|来自|在)\s*")  # a whole word: "what ICLR" is not "wh" + "at ICLR"
 #: Chinese particles that tie a venue or year to the noun after it ("ICLR 2026 的", "2025年里").
 _AFTER_ZH = r"\s*(?:年)?\s*(?:会议)?\s*(?:上的|里的|中的|的|里|中|上)?"
 #: Words that may follow "from 2025" when 2025 is a year ("from 2025 on EEG"), unlike "from 2000 subjects".
@@ -125,3 +127,21 @@ def _distinct(venues: list[str]) -> list[str]:
     return list(dict.fromkeys(
         max((w for w, s in zip(venues, squash, strict=True) if s.startswith(own) or own.startswith(s)), key=len)
         for own in squash))
+
+
+#: The words of a request for papers that name no topic: "list the papers", "what papers do you have?".
+_NO_TOPIC = frozenset(tokenize(
+    "list show give tell me us all every overview summary summarize rundown gist available included accepted "
+    "published presented there have has do does you your we see browse collection index work works studies "
+    "articles abstracts any ones quick brief short please pls can could would"))
+#: The same in Chinese ("论文有哪些", "列出所有的文章"), with punctuation and spaces.
+_NO_TOPIC_ZH = re.compile(r"论文|文章|工作|有哪些|哪些|哪几篇|列出|所有|全部|总结|概述|一下|介绍|有|的|吗|呢|[^\w]|_")
+
+
+def topicless(question: str) -> bool:
+    """Whether a question, its venue and year words taken out, asks for the
+    papers and nothing narrower ("which papers are from ICLR 2026?" leaves
+    "which papers are?"): the filter's papers are the answer, not a search
+    for the word "papers" (which found none, and the answer was a refusal)."""
+    rest = _NO_TOPIC_ZH.sub(" ", question)
+    return not re.search(r"[^\x00-\x7f]", rest) and not set(tokenize(rest)) - _NO_TOPIC

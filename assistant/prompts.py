@@ -138,6 +138,9 @@ COLLECTION = "The collection holds {count} papers: {venues}."
 COLLECTION_LISTED = "The collection holds {count} papers ({venues}):"
 COLLECTION_TOO_MANY = ("The collection holds {count} papers ({venues}), too many to list here: ask which papers "
                        "are about a topic, or use the Browse tab (`paper-assistant papers` on the command line).")
+FILTERED = "{count} of the {total} papers are from {what}:"
+FILTERED_TOO_MANY = ("{count} of the {total} papers are from {what}, too many to list here: ask which of them are about "
+                     "a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` on the command line).")
 HELP = ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a question "
         "about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or name two or more "
         "papers to compare (\"how do CSBrain and REVE differ?\").")

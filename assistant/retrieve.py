@@ -21,7 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from assistant.corpus import Corpus
 from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.errors import InputError
-from assistant.filters import parse_filters
+from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex, venue_matches
 from assistant.lexical import tokenize
@@ -187,9 +187,14 @@ class PaperRetriever(BaseRetriever):
 
     def find(self, question: str, k: int | None = None, venue: str | None = None, year: int | None = None,
              translate: Callable[[str], str] | None = None) -> tuple[Scope, list[Hit]]:
-        """``search`` for a question in the user's words: scoped first (filters it names, CJK put into English)."""
+        """``search`` for a question in the user's words: scoped first (filters it names, CJK put into English).
+        A query that names a venue or year and nothing more ("NeurIPS 2025", "papers from 2025") gets that
+        filter's first ``k`` papers in index order, scored 0: there is nothing to rank them by."""
         scope = self.scope(question, venue if venue is not None else self.venue,
                            year if year is not None else self.year, translate)
+        if (scope.venue is not None or scope.year is not None) and topicless(scope.query):
+            papers = self.index.corpus.papers
+            return scope, [Hit(papers[i], 0.0, 0.0, False) for i in self.allowed(scope.venue, scope.year)[: k or self.k]]
         return scope, self.search(scope.query, k=k, venue=scope.venue, year=scope.year)
 
     def topic(self, query: str, venue: str | None, year: int | None, most: int, min_score: float,

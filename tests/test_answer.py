@@ -537,6 +537,20 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert server.requests == [] and server.judged == []
 
 
+def test_a_venues_or_years_papers_asked_for_are_listed_from_the_index(assistant: Assistant,
+                                                                       server: ScriptedOpenAI) -> None:
+    """Before 2026-12-05 (night) each of these was refused: "papers" was searched for."""
+    for message, lead in (("which papers are from ICLR 2026?", "19 of the 38 papers are from ICLR 2026:"),
+                          ("papers from 2025", "19 of the 38 papers are from 2025:"),  # routed as a summary
+                          ("ICLR 2026 的论文有哪些", "19 of the 38 papers are from ICLR 2026:")):
+        result = run(assistant.respond(message))[1]
+        first, *names = result.answer.splitlines()
+        assert first == lead and len(names) == 19 and not result.abstained, message
+        assert "- CodeBrain (ICLR 2026)" in names if "ICLR" in lead else "- REVE (NeurIPS 2025)" in names
+    assert run(assistant.respond("which ICLR 2026 papers study EEG?"))[1].citations[0]["title"] == "CodeBrain"
+    assert server.requests == []
+
+
 def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
     assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}

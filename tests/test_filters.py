@@ -10,7 +10,7 @@ import pytest
 from assistant.answer import Assistant
 from assistant.cli import main
 from assistant.crosslingual import TranslationCache, dictionary_query
-from assistant.filters import parse_filters
+from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex
 from assistant.retrieve import PaperRetriever
@@ -38,6 +38,7 @@ from .openai_server import ScriptedOpenAI
     ("EEG papers from ICLR 2026 and NeurIPS 2025?", "EEG papers?", None, None),
     ("ICLR 2026 和 NeurIPS 2025 的脑电论文", "脑电论文", None, None),
     ("NeurIPS 2025 papers, and the NeurIPS one on EEG", "papers, and the one on EEG", "NeurIPS 2025", None),  # one venue
+    ("what ICLR 2026 papers do you have?", "what papers do you have?", "ICLR 2026", None),  # not "wh" + "at ICLR"
 ])
 def test_parse_filters_reads_venue_and_year_in_english_and_chinese(question: str, cleaned: str, venue: str | None,
                                                                     year: int | None) -> None:
@@ -65,6 +66,22 @@ def test_a_venue_named_in_the_question_filters_the_search(seed_retriever: PaperR
     assert {"CSBrain", "REVE"} <= {h.paper.name for h in hits[:3]}
     scope, hits = seed_retriever.find("EEG papers from 2026", k=10)
     assert scope.year == 2026 and {h.paper.year for h in hits} == {2026} and hits[0].paper.name == "CodeBrain"
+
+
+@pytest.mark.parametrize(("rest", "none"), [
+    ("which papers are?", True), ("list the papers", True), ("what papers do you have?", True), ("", True),
+    ("论文有哪些", True), ("which papers study EEG?", False), ("脑电论文", False), ("papers on graphs", False),
+])
+def test_a_question_asking_for_papers_and_no_topic_is_topicless(rest: str, none: bool) -> None:
+    assert topicless(rest) is none
+
+
+def test_a_query_of_only_a_venue_gets_that_venues_papers(seed_settings: Settings,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "NeurIPS 2025", "-k", "3", "--storage", str(seed_settings.index.storage), "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)  # before: "No matching papers."
+    assert payload["filter"] == {"venue": "NeurIPS 2025"} and len(payload["results"]) == 3
+    assert {r["venue"] for r in payload["results"]} == {"NeurIPS 2025"}
 
 
 def test_two_venues_named_are_both_searched(seed_retriever: PaperRetriever) -> None:
