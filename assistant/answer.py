@@ -176,8 +176,9 @@ class Assistant:
         papers = self.index.corpus.papers
         route = intent.route(message, self.index.corpus.lexical.mentioned)
         yield Routed(route.kind, route.reason)
-        if route.small_talk or route.collection:
-            yield from self.about_collection(asked or message, route.small_talk)
+        if route.small_talk or route.collection:  # a venue picked in the UI narrows "list all papers" to it
+            yield from self.about_collection(asked or message, route.small_talk,
+                                             Scope(message, venue, None) if venue and route.collection else None)
         elif route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":

@@ -548,6 +548,8 @@ def test_a_venues_or_years_papers_asked_for_are_listed_from_the_index(assistant:
         assert first == lead and len(names) == 19 and not result.abstained, message
         assert "- CodeBrain (ICLR 2026)" in names if "ICLR" in lead else "- REVE (NeurIPS 2025)" in names
     assert run(assistant.respond("which ICLR 2026 papers study EEG?"))[1].citations[0]["title"] == "CodeBrain"
+    picked = run(assistant.respond("list all papers", venue="NeurIPS 2025"))[1]  # the venue picked in the UI
+    assert picked.answer.startswith("19 of the 38 papers are from NeurIPS 2025:")
     assert server.requests == []
 
 
