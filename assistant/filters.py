@@ -133,7 +133,7 @@ def _distinct(venues: list[str]) -> list[str]:
 _NO_TOPIC = frozenset(tokenize(
     "list show give tell me us all every overview summary summarize rundown gist available included accepted "
     "published presented there have has do does you your we see browse collection index work works studies "
-    "articles abstracts any ones quick brief short please pls can could would"))
+    "articles abstracts any ones quick brief short please pls can could would how many count number total"))
 #: The same in Chinese ("论文有哪些", "列出所有的文章"), with punctuation and spaces.
 _NO_TOPIC_ZH = re.compile(r"论文|文章|工作|有哪些|哪些|哪几篇|列出|所有|全部|总结|概述|一下|介绍|有|的|吗|呢|[^\w]|_")
 

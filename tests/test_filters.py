@@ -70,7 +70,7 @@ def test_a_venue_named_in_the_question_filters_the_search(seed_retriever: PaperR
 
 @pytest.mark.parametrize(("rest", "none"), [
     ("which papers are?", True), ("list the papers", True), ("what papers do you have?", True), ("", True),
-    ("论文有哪些", True), ("which papers study EEG?", False), ("脑电论文", False), ("papers on graphs", False),
+    ("论文有哪些", True), ("how many papers?", True), ("which papers study EEG?", False), ("脑电论文", False), ("papers on graphs", False),
 ])
 def test_a_question_asking_for_papers_and_no_topic_is_topicless(rest: str, none: bool) -> None:
     assert topicless(rest) is none
