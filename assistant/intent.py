@@ -114,7 +114,7 @@ _REQUEST = re.compile(
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
-    r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?:the )?(?:papers?|studies|articles)|"
+    r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?<!\d\d\d\d )(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
     r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"

@@ -116,6 +116,8 @@ class PaperRetriever(BaseRetriever):
             elif venue is None and len(indexed) > 1:
                 query = found.question
             unmatched = self._unmatched(found.venues, take_year, parsed)
+            if unmatched:  # "ICLR 2027" is no topic word: searched, it kept a summary of graph papers from finding any
+                query = found.question
         translated = None
         if has_cjk(query):
             translated = translate(query) if translate else dictionary_query(query)

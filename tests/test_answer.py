@@ -553,6 +553,13 @@ def test_a_venues_or_years_papers_asked_for_are_listed_from_the_index(assistant:
     assert server.requests == []
 
 
+def test_a_summary_of_a_years_papers_on_a_topic_keeps_the_year(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The topic was "2026 on EEG": without "papers" the year was no filter, and 2025 papers were summarized too."""
+    server.set_default("CodeBrain pretrains on EEG [1].")
+    result = run(assistant.respond("summarize the 2026 papers on EEG"))[1]
+    assert result.extra["filter"] == {"year": 2026} and {c["title"] for c in result.citations} == {"CodeBrain"}
+
+
 def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
     assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}

@@ -143,7 +143,9 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("recommend me a few transformer papers", "transformer"),
     # the words between "which"/"any" and "papers" are the topic or the venue, not the request
     ("any fMRI papers at ICLR?", "fMRI at ICLR"),
-    ("which ICLR 2026 papers study memory?", "ICLR 2026 study memory"),
+    ("which ICLR 2026 papers study memory?", "ICLR 2026 papers study memory"),
+    # "papers" after a year stays: it is what makes "2026" the year filter ("2026 on EEG" filtered nothing)
+    ("summarize the 2026 papers on EEG", "2026 papers on EEG"),
     ("how many EEG papers are there?", "EEG"),
     ("are there any spiking network papers?", "spiking network"),
     ("what papers do we have on memory?", "memory"),
