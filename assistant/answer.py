@@ -302,7 +302,9 @@ class Assistant:
         if greeting:
             lead = prompts.HELP
         elif scope:
-            lead = prompts.FILTERED_TOO_MANY if count > LIST_ALL_MOST else prompts.FILTERED
+            chinese = language_of(message) == "Chinese"
+            lead = ((prompts.FILTERED_TOO_MANY_CHINESE if chinese else prompts.FILTERED_TOO_MANY) if count > LIST_ALL_MOST
+                    else prompts.FILTERED_CHINESE if chinese else prompts.FILTERED)
         elif _LIST_ALL.search(message):
             lead = prompts.COLLECTION_TOO_MANY if count > LIST_ALL_MOST else prompts.COLLECTION_LISTED
         else:
@@ -310,7 +312,7 @@ class Assistant:
         what = " ".join(str(part) for part in (scope.venue, scope.year) if part is not None) if scope else ""
         lines = [SentenceSupport(text=lead.format(count=count, venues=venues, total=len(corpus.papers), what=what),
                                  cited=[], status="quoted")]
-        if lead in (prompts.COLLECTION_LISTED, prompts.FILTERED):
+        if lead in (prompts.COLLECTION_LISTED, prompts.FILTERED, prompts.FILTERED_CHINESE):
             named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in chosen)
             lines += [SentenceSupport(text=f"{name} ({venue})" if venue else name, cited=[], lead="\n- ",
                                       status="quoted") for venue, name in named]

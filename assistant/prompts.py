@@ -141,6 +141,9 @@ COLLECTION_TOO_MANY = ("The collection holds {count} papers ({venues}), too many
 FILTERED = "{count} of the {total} papers are from {what}:"
 FILTERED_TOO_MANY = ("{count} of the {total} papers are from {what}, too many to list here: ask which of them are about "
                      "a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` on the command line).")
+FILTERED_CHINESE = "全部 {total} 篇论文中，{what} 的有 {count} 篇："
+FILTERED_TOO_MANY_CHINESE = ("全部 {total} 篇论文中，{what} 的有 {count} 篇，太多无法在此列出：请问其中关于某个主题的论文，"
+                             "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE`）。")
 HELP = ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a question "
         "about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or name two or more "
         "papers to compare (\"how do CSBrain and REVE differ?\").")

@@ -542,11 +542,12 @@ def test_a_venues_or_years_papers_asked_for_are_listed_from_the_index(assistant:
     """Before 2026-12-05 (night) each of these was refused: "papers" was searched for."""
     for message, lead in (("which papers are from ICLR 2026?", "19 of the 38 papers are from ICLR 2026:"),
                           ("papers from 2025", "19 of the 38 papers are from 2025:"),  # routed as a summary
-                          ("ICLR 2026 的论文有哪些", "19 of the 38 papers are from ICLR 2026:")):
+                          ("ICLR 2026 的论文有哪些", "全部 38 篇论文中，ICLR 2026 的有 19 篇：")):
         result = run(assistant.respond(message))[1]
         first, *names = result.answer.splitlines()
         assert first == lead and len(names) == 19 and not result.abstained, message
         assert "- CodeBrain (ICLR 2026)" in names if "ICLR" in lead else "- REVE (NeurIPS 2025)" in names
+        assert result.extra["filter"] == ({"venue": "ICLR 2026"} if "ICLR" in lead else {"year": 2025})
     assert run(assistant.respond("which ICLR 2026 papers study EEG?"))[1].citations[0]["title"] == "CodeBrain"
     picked = run(assistant.respond("list all papers", venue="NeurIPS 2025"))[1]  # the venue picked in the UI
     assert picked.answer.startswith("19 of the 38 papers are from NeurIPS 2025:")
