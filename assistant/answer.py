@@ -99,6 +99,23 @@ def _filter_only(scope: Scope) -> bool:
     return (scope.venue is not None or scope.year is not None) and topicless(scope.query)
 
 
+def _collection_lead(message: str, greeting: bool, filtered: bool, count: int) -> str:
+    """The first line of an answer about the collection: what the assistant
+    does (to a greeting), the papers of a venue or year (``filtered``), the
+    whole collection listed, or its size; a list longer than
+    ``LIST_ALL_MOST`` is a count and where to browse."""
+    many = count > LIST_ALL_MOST
+    if greeting:
+        return prompts.HELP
+    if filtered and language_of(message) == "Chinese":
+        return prompts.FILTERED_TOO_MANY_CHINESE if many else prompts.FILTERED_CHINESE
+    if filtered:
+        return prompts.FILTERED_TOO_MANY if many else prompts.FILTERED
+    if _LIST_ALL.search(message):
+        return prompts.COLLECTION_TOO_MANY if many else prompts.COLLECTION_LISTED
+    return prompts.COLLECTION
+
+
 def _messages(content: str) -> list[ChatMessage]:
     """Every request starts with the same system prompt, so the server reuses
     its evaluated prefix (a follow-up's rewrite would otherwise evict it)."""
@@ -299,16 +316,7 @@ class Assistant:
         venues = ", ".join(f"{n} from {venue}" if venue else f"{n} with no venue"
                            for venue, n in Counter(corpus.venues[i] for i in chosen).most_common())
         count = len(chosen)
-        if greeting:
-            lead = prompts.HELP
-        elif scope:
-            chinese = language_of(message) == "Chinese"
-            lead = ((prompts.FILTERED_TOO_MANY_CHINESE if chinese else prompts.FILTERED_TOO_MANY) if count > LIST_ALL_MOST
-                    else prompts.FILTERED_CHINESE if chinese else prompts.FILTERED)
-        elif _LIST_ALL.search(message):
-            lead = prompts.COLLECTION_TOO_MANY if count > LIST_ALL_MOST else prompts.COLLECTION_LISTED
-        else:
-            lead = prompts.COLLECTION
+        lead = _collection_lead(message, greeting, scope is not None, count)
         what = " ".join(str(part) for part in (scope.venue, scope.year) if part is not None) if scope else ""
         lines = [SentenceSupport(text=lead.format(count=count, venues=venues, total=len(corpus.papers), what=what),
                                  cited=[], status="quoted")]

@@ -486,7 +486,9 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
     comes on either side of it: "the EEGSSM architecture", "the task of
     action recognition"): the value when the model gave none that its quote holds
     (the 1.5B model missed most named values on the dev cells). A default
-    aspect's clause is found by its cue words ("outperforms" for results)."""
+    aspect's clause is found by its cue words ("outperforms" for results);
+    a result's clause with a figure comes first ("surpassing … by 6.2%",
+    not "can be further improved when paired with …")."""
     wanted = _aspect_words(aspect)
     default = default_aspect(aspect)
     cue = ASPECTS[default][0] if default else None
@@ -495,7 +497,10 @@ def clause_value(aspect: str, quote: str, settings: CompareSettings) -> str | No
         tokens = set(tokenize(word))
         return bool(cue and cue.search(word)) or any(_states_word(w, word, tokens) for w in wanted)
 
-    for clause in _CLAUSE.split(quote):
+    clauses = _CLAUSE.split(quote)
+    if default == "evaluation and results":  # a result's clause with its figure first ("by 6.2%")
+        clauses.sort(key=lambda c: not (_NUMBER.search(c) and any(says(w) for w in c.split())))
+    for clause in clauses:
         words = clause.split()
         hits = [j for j, word in enumerate(words) if says(word)]
         if not hits or len(hits) == len(words):

@@ -326,6 +326,9 @@ def test_aspects_replace_or_extend_the_defaults() -> None:
     # "60,000" is one number, not two clauses
     ("data", "We pretrain REVE on over 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects.",
      "over 60,000 hours of EEG data from 92 datasets spanning 25,000 subjects"),
+    # a result's clause with its figure, not the first one with a result word ("further improved")
+    ("result", ("Finally, we show that FooNet can be further improved when paired with augmentation, surpassing "
+                "the baseline by 6.2% on one benchmark."), "surpassing the baseline by 6.2% on one benchmark"),
     # a clause that is only the cue word states nothing: the next one is the problem
     ("problem addressed", "However, the gap between the two representations leads to convergence inconsistency.",
      "the gap between the two representations leads to convergence inconsistency"),
