@@ -99,6 +99,13 @@ def _filter_only(scope: Scope) -> bool:
     return (scope.venue is not None or scope.year is not None) and topicless(scope.query)
 
 
+def _article(word: str) -> str:
+    """"a" or "an" before a venue: "an ICLR 2026 paper", "a NeurIPS 2025
+    paper" (an acronym is read letter by letter: "an NAACL paper")."""
+    acronym = word[:2].isupper()
+    return "an" if word[:1].upper() in ("AEFHILMNORSX" if acronym else "AEIO") else "a"
+
+
 def _collection_lead(message: str, greeting: bool, filtered: bool, count: int) -> str:
     """The first line of an answer about the collection: what the assistant
     does (to a greeting), the papers of a venue or year (``filtered``), the
@@ -296,10 +303,14 @@ class Assistant:
             yield from self.ask(question, asked=asked)
             return
         evidence = self._gist_evidence(query, [Hit(paper, 1.0, 1.0, True)])
-        title = f", titled “{paper.title}”" if paper.title and paper.title != paper.name else ""
+        if paper.title and paper.title != paper.name:
+            title = f", titled “{paper.title}”"
+        else:  # the bundled lists give abstracts only: "POCO" is the name the app made, not a title
+            title = prompts.NO_TITLE.format(name=paper.name) if intent.asks_title(question) else ""
         year = f" ({paper.year})" if paper.year and str(paper.year) not in paper.venue else ""
-        line = SentenceSupport(text=f"{paper.name} is a {paper.venue or 'paper of unknown venue'}{year} paper{title}.",
-                               cited=[1], status="quoted")
+        venue = paper.venue or "paper of unknown venue"
+        line = SentenceSupport(text=f"{paper.name} is {_article(venue)} {venue}{year} paper{title}.", cited=[1],
+                               status="quoted")
         yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
 
     def about_collection(self, message: str, greeting: bool, scope: Scope | None = None) -> Iterator[Event]:

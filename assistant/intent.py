@@ -29,11 +29,13 @@ _COMPARE = re.compile(
     r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse))\b|"
     r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣",
     re.IGNORECASE)
+_TITLE = re.compile(r"\btitles?\b|标题|题目", re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
     r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|"
     r"\ban? (?:neurips|iclr|icml|\d{4})(?: \d{4})? (?:paper|submission)\s*[?？]|\b(?:venue|conference)\s*[?？]?\s*$|"
-    r"\b(?:neurips|iclr|icml) or (?:neurips|iclr|icml)\b|哪个会议|哪一年|发表在|发表于", re.IGNORECASE)
+    r"\b(?:neurips|iclr|icml) or (?:neurips|iclr|icml)\b|\b(?:full |paper'?s? )?title\b|哪个会议|哪一年|发表在|发表于|标题|题目",
+    re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
@@ -326,6 +328,11 @@ def topic_of(message: str) -> str:
     return topic if len(topic) >= 3 else message
 
 
+def asks_title(message: str) -> bool:
+    """The message asks for a paper's title ("what's the title of the POCO paper?", "POCO 的标题")."""
+    return bool(_TITLE.search(message))
+
+
 def asks_summary(message: str) -> bool:
     """The message asks for a summary or overview ("give me a rundown of…"),
     not about a paper that is one ("in the big survey of vision models, how…")."""
@@ -364,7 +371,7 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)
     if _METADATA.search(message) and len(papers) <= 1:
-        return Route("list", "asks for a paper's venue or year", papers, metadata=True)
+        return Route("list", "asks for a paper's venue, year or title", papers, metadata=True)
     if _LIST.search(cues) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", cues)):
         return Route("list", "asks which papers match")
     if len(papers) == 1 and asks_summary(cues) and not _PLURAL.search(cues):

@@ -138,6 +138,8 @@ COLLECTION = "The collection holds {count} papers: {venues}."
 COLLECTION_LISTED = "The collection holds {count} papers ({venues}):"
 COLLECTION_TOO_MANY = ("The collection holds {count} papers ({venues}), too many to list here: ask which papers "
                        "are about a topic, or use the Browse tab (`paper-assistant papers` on the command line).")
+#: Said of a paper asked for its title when the collection has its abstract only (the bundled lists).
+NO_TITLE = "; the collection holds its abstract but not its title (\"{name}\" is the name the app gives it)"
 FILTERED = "{count} of the {total} papers are from {what}:"
 FILTERED_TOO_MANY = ("{count} of the {total} papers are from {what}, too many to list here: ask which of them are about "
                      "a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` on the command line).")
