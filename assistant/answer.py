@@ -107,20 +107,24 @@ def _article(word: str) -> str:
 
 
 def _collection_lead(message: str, greeting: bool, filtered: bool, count: int) -> str:
-    """The first line of an answer about the collection: what the assistant
-    does (to a greeting), the papers of a venue or year (``filtered``), the
-    whole collection listed, or its size; a list longer than
-    ``LIST_ALL_MOST`` is a count and where to browse."""
+    """Which first line an answer about the collection takes (a key of
+    ``prompts.INDEX_ANSWERS``): what the assistant does (to a greeting), the
+    papers of a venue or year (``filtered``), the whole collection listed,
+    or its size; a list longer than ``LIST_ALL_MOST`` is a count and where
+    to browse."""
     many = count > LIST_ALL_MOST
     if greeting:
-        return prompts.HELP
-    if filtered and language_of(message) == "Chinese":
-        return prompts.FILTERED_TOO_MANY_CHINESE if many else prompts.FILTERED_CHINESE
+        return "help"
     if filtered:
-        return prompts.FILTERED_TOO_MANY if many else prompts.FILTERED
+        return "filtered_too_many" if many else "filtered"
     if _LIST_ALL.search(message):
-        return prompts.COLLECTION_TOO_MANY if many else prompts.COLLECTION_LISTED
-    return prompts.COLLECTION
+        return "too_many" if many else "listed"
+    return "size"
+
+
+def _index_answers(message: str) -> dict[str, str]:
+    """The index's own answers in the message's language (Chinese or English)."""
+    return prompts.INDEX_ANSWERS["Chinese" if language_of(message) == "Chinese" else "English"]
 
 
 def _messages(content: str) -> list[ChatMessage]:
@@ -303,14 +307,15 @@ class Assistant:
             yield from self.ask(question, asked=asked)
             return
         evidence = self._gist_evidence(query, [Hit(paper, 1.0, 1.0, True)])
+        said = _index_answers(asked or question)
         if paper.title and paper.title != paper.name:
             title = f", titled “{paper.title}”"
         else:  # the bundled lists give abstracts only: "POCO" is the name the app made, not a title
-            title = prompts.NO_TITLE.format(name=paper.name) if intent.asks_title(question) else ""
+            title = said["no_title"].format(name=paper.name) if intent.asks_title(question) else ""
         year = f" ({paper.year})" if paper.year and str(paper.year) not in paper.venue else ""
-        venue = paper.venue or "paper of unknown venue"
-        line = SentenceSupport(text=f"{paper.name} is {_article(venue)} {venue}{year} paper{title}.", cited=[1],
-                               status="quoted")
+        venue = paper.venue or "?"
+        line = SentenceSupport(text=said["paper"].format(name=paper.name, article=_article(venue), venue=venue,
+                                                         year=year, title=title), cited=[1], status="quoted")
         yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
 
     def about_collection(self, message: str, greeting: bool, scope: Scope | None = None) -> Iterator[Event]:
@@ -324,14 +329,15 @@ class Assistant:
         start = time.perf_counter()
         corpus = self.index.corpus
         chosen = self.retriever.allowed(scope.venue, scope.year) if scope else range(len(corpus.papers))
-        venues = ", ".join(f"{n} from {venue}" if venue else f"{n} with no venue"
-                           for venue, n in Counter(corpus.venues[i] for i in chosen).most_common())
+        said = _index_answers(message)
+        venues = said["and"].join(said["venue"].format(n=n, venue=venue) if venue else said["no_venue"].format(n=n)
+                                  for venue, n in Counter(corpus.venues[i] for i in chosen).most_common())
         count = len(chosen)
         lead = _collection_lead(message, greeting, scope is not None, count)
         what = " ".join(str(part) for part in (scope.venue, scope.year) if part is not None) if scope else ""
-        lines = [SentenceSupport(text=lead.format(count=count, venues=venues, total=len(corpus.papers), what=what),
-                                 cited=[], status="quoted")]
-        if lead in (prompts.COLLECTION_LISTED, prompts.FILTERED, prompts.FILTERED_CHINESE):
+        lines = [SentenceSupport(text=said[lead].format(count=count, venues=venues, total=len(corpus.papers),
+                                                        what=what), cited=[], status="quoted")]
+        if lead in ("listed", "filtered"):
             named = sorted((corpus.venues[i] or "", corpus.papers[i].name) for i in chosen)
             lines += [SentenceSupport(text=f"{name} ({venue})" if venue else name, cited=[], lead="\n- ",
                                       status="quoted") for venue, name in named]

@@ -134,21 +134,41 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
 LIST_LEAD_CHINESE = "找到 {count} 篇相关论文，下面每篇引用其英文摘要的原句："
 NOT_STATED = "not stated"
 #: Answers about the collection itself and to small talk: from the index, never the model.
-COLLECTION = "The collection holds {count} papers: {venues}."
-COLLECTION_LISTED = "The collection holds {count} papers ({venues}):"
-COLLECTION_TOO_MANY = ("The collection holds {count} papers ({venues}), too many to list here: ask which papers "
-                       "are about a topic, or use the Browse tab (`paper-assistant papers` on the command line).")
-#: Said of a paper asked for its title when the collection has its abstract only (the bundled lists).
-NO_TITLE = "; the collection holds its abstract but not its title (\"{name}\" is the name the app gives it)"
-FILTERED = "{count} of the {total} papers are from {what}:"
-FILTERED_TOO_MANY = ("{count} of the {total} papers are from {what}, too many to list here: ask which of them are about "
-                     "a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` on the command line).")
-FILTERED_CHINESE = "全部 {total} 篇论文中，{what} 的有 {count} 篇："
-FILTERED_TOO_MANY_CHINESE = ("全部 {total} 篇论文中，{what} 的有 {count} 篇，太多无法在此列出：请问其中关于某个主题的论文，"
-                             "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE`）。")
-HELP = ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a question "
-        "about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or name two or more "
-        "papers to compare (\"how do CSBrain and REVE differ?\").")
+#: Answers about the collection and a paper's record, from the index with no model, in the
+#: asker's language: what the collection holds, the papers of a venue or year, what the
+#: assistant does, a paper's venue ("paper"), and its missing title ("no_title").
+INDEX_ANSWERS: dict[str, dict[str, str]] = {
+    "English": {
+        "size": "The collection holds {count} papers: {venues}.",
+        "listed": "The collection holds {count} papers ({venues}):",
+        "too_many": ("The collection holds {count} papers ({venues}), too many to list here: ask which papers are "
+                     "about a topic, or use the Browse tab (`paper-assistant papers` on the command line)."),
+        "filtered": "{count} of the {total} papers are from {what}:",
+        "filtered_too_many": ("{count} of the {total} papers are from {what}, too many to list here: ask which of "
+                              "them are about a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` "
+                              "on the command line)."),
+        "help": ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a "
+                 "question about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or "
+                 "name two or more papers to compare (\"how do CSBrain and REVE differ?\")."),
+        "venue": "{n} from {venue}", "no_venue": "{n} with no venue", "and": ", ",
+        "paper": "{name} is {article} {venue}{year} paper{title}.",
+        "no_title": "; the collection holds its abstract but not its title (\"{name}\" is the name the app gives it)",
+    },
+    "Chinese": {
+        "size": "本库共有 {count} 篇论文：{venues}。",
+        "listed": "本库共有 {count} 篇论文（{venues}）：",
+        "too_many": ("本库共有 {count} 篇论文（{venues}），太多无法在此列出：请问关于某个主题的论文，或使用 Browse "
+                     "标签页（命令行：`paper-assistant papers`）。"),
+        "filtered": "全部 {total} 篇论文中，{what} 的有 {count} 篇：",
+        "filtered_too_many": ("全部 {total} 篇论文中，{what} 的有 {count} 篇，太多无法在此列出：请问其中关于某个主题的论文，"
+                              "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE`）。"),
+        "help": ("我根据这里收录的 {count} 篇论文（{venues}）的摘要回答，并注明出处。可以问关于它们的问题，请求总结某个主题"
+                 "（如“这些论文关于脑电说了什么？”），或点名两篇以上的论文进行比较（如“CSBrain 和 REVE 有什么区别？”）。"),
+        "venue": "{venue} {n} 篇", "no_venue": "无会议信息 {n} 篇", "and": "，",
+        "paper": "{name} 是 {venue}{year} 的论文{title}。",
+        "no_title": "；本库只有它的摘要，没有标题（“{name}”是本应用给它起的名字）",
+    },
+}
 
 #: The no-retrieval baseline of the evaluation: the same model and system prompt, no sources.
 CLOSED_BOOK = ASK.format(sources="(none)", question="{question}", language="{language}")

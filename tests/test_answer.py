@@ -157,6 +157,10 @@ def test_the_collection_itself_and_a_greeting_are_answered_from_the_index(assist
     events, result = run(assistant.respond("hi!"))
     assert isinstance(events[0], Routed) and "hello" in events[0].reason and not result.abstained
     assert result.answer.startswith("I answer from the abstracts of the 38 papers indexed here")
+    # asked in Chinese, answered in Chinese (they were English)
+    assert run(assistant.respond("有多少篇论文？"))[1].answer == "本库共有 38 篇论文：ICLR 2026 19 篇，NeurIPS 2025 19 篇。"
+    assert run(assistant.respond("你好"))[1].answer.startswith("我根据这里收录的 38 篇论文")
+    assert run(assistant.respond("REVE 是哪一年的论文？"))[1].answer == "REVE 是 NeurIPS 2025 的论文 [1]。"
     assert not server.requests  # no model call for any of them
     assert run(assistant.respond("how many papers are about EEG?"))[1].answer.count("\n- ") >= 3  # a topic: a list
 
