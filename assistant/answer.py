@@ -203,7 +203,12 @@ class Assistant:
         ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
         papers = self.index.corpus.papers
         route = intent.route(message, self.index.corpus.lexical.mentioned)
-        yield Routed(route.kind, route.reason)
+        reason = route.reason
+        if route.kind == "compare" and len(route.papers) > compare.MAX_PAPERS:  # said, not dropped in silence
+            left = ", ".join(papers[i].name for i in route.papers[compare.MAX_PAPERS:])
+            reason += (f"; a table holds at most {compare.MAX_PAPERS}, so {left} "
+                       f"{'is' if len(route.papers) == compare.MAX_PAPERS + 1 else 'are'} left out")
+        yield Routed(route.kind, reason)
         if route.small_talk or route.collection:  # a venue picked in the UI narrows "list all papers" to it
             yield from self.about_collection(asked or message, route.small_talk,
                                              Scope(message, venue, None) if venue and route.collection else None)

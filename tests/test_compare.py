@@ -135,6 +135,14 @@ def test_a_comparison_asked_in_chat_puts_what_it_asks_about_first(assistant: Ass
     assert "60,000 hours" in cell(result, "datasets", "REVE")["quote"]
 
 
+def test_nine_papers_asked_in_chat_say_which_one_is_left_out(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    server.set_default(compare_replies({}, NARRATIVE))
+    events, result = run(assistant.respond(
+        "compare REVE, CSBrain, CodeBrain, EvoBrain, POCO, SPINT, HEIST, RIGNO and BigMaQ on data"))
+    assert isinstance(events[0], Routed) and "a table holds at most 8, so BigMaQ is left out" in events[0].reason
+    assert [p["title"] for p in result.extra["papers"]][-1] == "RIGNO" and len(result.extra["papers"]) == 8
+
+
 def test_an_aspect_no_abstract_mentions_is_a_row_of_not_stated(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.set_default(compare_replies({"REVE": {"code release": "none"}}, NARRATIVE))
     result = run(assistant.compare("CSBrain", "REVE", aspects=["code release", "quantum error correction codes"]))[1]
