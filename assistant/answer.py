@@ -271,7 +271,7 @@ class Assistant:
         fixed k), or of the given ``papers``: one quoted line per paper, and
         the model's cited synthesis above them."""
         start = time.perf_counter()
-        scope = self._scope(topic, venue) if papers is None else Scope(topic, venue, None)
+        scope = self._topic_scope(topic, venue) if papers is None else Scope(topic, venue, None)
         if papers is None and _filter_only(scope):
             yield from self.about_collection(asked or topic, False, scope)
             return
@@ -290,7 +290,7 @@ class Assistant:
         in Chinese, a Chinese line leads the list (2026-12-03: Chinese list
         answers had no Chinese word at all)."""
         start = time.perf_counter()
-        scope = self._scope(question, venue)
+        scope = self._topic_scope(question, venue)
         if _filter_only(scope):
             yield from self.about_collection(asked or question, False, scope)
             return
@@ -445,6 +445,10 @@ class Assistant:
     def _scope(self, question: str, venue: str | None) -> Scope:
         """The English query and the filters for a message (see ``PaperRetriever.scope``)."""
         return self.retriever.scope(question, venue, translate=self.translate)
+
+    def _topic_scope(self, topic: str, venue: str | None) -> Scope:
+        """``_scope`` for a summary's or a list's topic (see ``intent.topic_scope``)."""
+        return intent.topic_scope(self._scope(topic, venue))
 
     def translate(self, question: str) -> str:
         """A CJK question as an English search query (MiniLM and BM25 see

@@ -39,7 +39,7 @@ from assistant.files import write_atomic
 from assistant.finalize import draft_of, finalize, is_refusal, quote_of, unanswered
 from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
-from assistant.intent import topic_of
+from assistant.intent import topic_of, topic_scope
 from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.result import AnswerResult
@@ -149,7 +149,7 @@ def topic_candidates(retriever: PaperRetriever, gold: list[GoldQuestion],
     rows = []
     for q in gold:
         if len(q.keys) > 1 and q.intent in _LISTING:
-            scope = retriever.scope(topic_of(q.question))
+            scope = topic_scope(retriever.scope(topic_of(q.question)))
             rows.append((q, retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
                                             knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]))
     return rows

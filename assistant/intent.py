@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
 
 from assistant.crosslingual import dictionary_query, has_cjk
+
+if TYPE_CHECKING:
+    from assistant.retrieve import Scope
 
 Kind = Literal["ask", "summarize", "compare", "list"]
 KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
@@ -326,6 +329,17 @@ def topic_of(message: str) -> str:
     topic = _TRAILING.sub("", _LEADING.sub("", words))
     topic = topic.strip(" ,.;:")
     return topic if len(topic) >= 3 else message
+
+
+def topic_scope(scope: Scope) -> Scope:
+    """A topic's scope with the words left around the filter taken out: a
+    year is read by the "papers" after it ("the 2026 papers on EEG"), so
+    ``topic_of`` keeps that word, and once the year is the filter "papers
+    on graphs" is the topic "graphs" (searched with "papers", a summary of
+    the ICLR 2026 papers on graphs found none)."""
+    if not (scope.parsed or scope.unmatched) or not scope.query.strip():
+        return scope
+    return replace(scope, query=topic_of(scope.query))
 
 
 def asks_title(message: str) -> bool:

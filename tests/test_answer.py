@@ -569,6 +569,15 @@ def test_a_summary_of_a_years_papers_on_a_topic_keeps_the_year(assistant: Assist
     assert result.extra["filter"] == {"year": 2026} and {c["title"] for c in result.citations} == {"CodeBrain"}
 
 
+def test_a_summary_for_a_venue_the_index_lacks_searches_the_topic_alone(assistant: Assistant,
+                                                                         server: ScriptedOpenAI) -> None:
+    """"ICLR 2027 papers on graphs" searched "ICLR 2027", then "papers on graphs": both found nothing."""
+    server.set_default("RIGNO is a graph neural operator [1].")
+    result = run(assistant.respond("ICLR 2027 papers on graphs"))[1]
+    assert result.extra["filter_unmatched"].startswith("No indexed paper is from ICLR 2027")
+    assert {"RIGNO", "MixSignGraph"} <= {c["title"] for c in result.citations}
+
+
 def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
     assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
