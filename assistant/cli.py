@@ -87,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     papers = sub.add_parser("papers", help="list the indexed papers")
     papers.add_argument("--venue", help="only papers of this venue, e.g. 'ICLR 2026'")
+    papers.add_argument("--year", type=int, help="only papers of this year, e.g. 2025")
     papers.add_argument("--json", action="store_true", help="print a JSON list")
     _common(papers)
 
@@ -282,12 +283,14 @@ def cmd_papers(args: argparse.Namespace) -> int:
     from assistant.index import PaperIndex
     from assistant.payloads import papers_json
 
-    papers = PaperIndex(_settings(args)).papers(args.venue)
+    papers = PaperIndex(_settings(args)).papers(args.venue, args.year)
     if args.json:
         _print_json(papers_json(papers))
         return 0
     if not papers:
-        print(f"No papers from venue '{args.venue}'." if args.venue else "No papers.")
+        wanted = " and ".join(part for part in (f"venue '{args.venue}'" if args.venue else "",
+                                                 f"year {args.year}" if args.year is not None else "") if part)
+        print(f"No papers from {wanted}." if wanted else "No papers.")
         return 0
     width = max(len(p.paper_id) for p in papers)
     for p in papers:

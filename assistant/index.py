@@ -138,9 +138,9 @@ class PaperIndex:
         """Every paper in the collection, in the snapshot's order."""
         return list(self.corpus.papers)
 
-    def papers(self, venue: str | None = None) -> list[Paper]:
-        """The collection's papers in a stable order, optionally one venue's."""
-        listed = [p for p in self.corpus.papers if venue_matches(p.venue, venue)]
+    def papers(self, venue: str | None = None, year: int | None = None) -> list[Paper]:
+        """The collection's papers in a stable order, optionally one venue's or one year's."""
+        listed = [p for p in self.corpus.papers if venue_matches(p.venue, venue) and (year is None or p.year == year)]
         return sorted(listed, key=lambda p: (p.venue, p.name.casefold()))
 
     def dense(self, query_vector: list[float], n: int, where: dict[str, Any] | None) -> dict[str, float]:

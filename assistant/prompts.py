@@ -146,7 +146,7 @@ INDEX_ANSWERS: dict[str, dict[str, str]] = {
         "filtered": "{count} of the {total} papers are from {what}:",
         "filtered_too_many": ("{count} of the {total} papers are from {what}, too many to list here: ask which of "
                               "them are about a topic, or use the Browse tab (`paper-assistant papers --venue VENUE` "
-                              "on the command line)."),
+                              "or `--year YEAR` on the command line)."),
         "help": ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a "
                  "question about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or "
                  "name two or more papers to compare (\"how do CSBrain and REVE differ?\")."),
@@ -161,7 +161,7 @@ INDEX_ANSWERS: dict[str, dict[str, str]] = {
                      "标签页（命令行：`paper-assistant papers`）。"),
         "filtered": "全部 {total} 篇论文中，{what} 的有 {count} 篇：",
         "filtered_too_many": ("全部 {total} 篇论文中，{what} 的有 {count} 篇，太多无法在此列出：请问其中关于某个主题的论文，"
-                              "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE`）。"),
+                              "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE` 或 `--year YEAR`）。"),
         "help": ("我根据这里收录的 {count} 篇论文（{venues}）的摘要回答，并注明出处。可以问关于它们的问题，请求总结某个主题"
                  "（如“这些论文关于脑电说了什么？”），或点名两篇以上的论文进行比较（如“CSBrain 和 REVE 有什么区别？”）。"),
         "venue": "{venue} {n} 篇", "no_venue": "无会议信息 {n} 篇", "and": "，",

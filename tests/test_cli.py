@@ -42,6 +42,10 @@ def test_papers_json_contract_and_venue_filter(seed_settings: Settings, capsys: 
     assert main(["papers", "--storage", str(seed_settings.index.storage)]) == 0
     text = capsys.readouterr().out
     assert "CSBrain" in text and text.rstrip().endswith("38 papers.")
+    assert main(["papers", "--json", "--year", "2025", "--storage", str(seed_settings.index.storage)]) == 0
+    assert {p["venue"] for p in json.loads(capsys.readouterr().out)} == {"NeurIPS 2025"}  # one year's papers
+    assert main(["papers", "--year", "2024", "--storage", str(seed_settings.index.storage)]) == 0
+    assert capsys.readouterr().out.strip() == "No papers from year 2024."
 
 
 def test_batch_search_from_stdin(seed_settings: Settings) -> None:
