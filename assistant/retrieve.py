@@ -115,7 +115,7 @@ class PaperRetriever(BaseRetriever):
                 parsed = {k: v for k, v in (("venue", take_venue), ("year", take_year)) if v}
             elif venue is None and len(indexed) > 1:
                 query = found.question
-            unmatched = self._unmatched(found.venues, take_year, parsed)
+            unmatched = self._unmatched([v for v in found.venues if v not in indexed], take_year, parsed)
             if unmatched:  # "ICLR 2027" is no topic word: searched, it kept a summary of graph papers from finding any
                 query = found.question
         translated = None
@@ -124,8 +124,8 @@ class PaperRetriever(BaseRetriever):
             query = translated or query
         return Scope(query, venue, year, parsed, translated, unmatched)
 
-    def _unmatched(self, venues: Sequence[str], year: int | None, parsed: dict[str, Any] | None) -> str | None:
-        """What the question scoped to that no indexed paper is from ("ICLR
+    def _unmatched(self, lacking: Sequence[str], year: int | None, parsed: dict[str, Any] | None) -> str | None:
+        """What the question scoped to that no indexed paper is from (``lacking``: its venues with none; "ICLR
         2027 papers on graphs", "EEG papers from 2024"), said with what the
         index holds: those papers were not there to find, and the answer
         came from every paper. Only a venue with its year counts ("better
@@ -134,7 +134,7 @@ class PaperRetriever(BaseRetriever):
         if parsed:
             return None
         corpus = self.index.corpus
-        wanted = [v for v in venues if re.search(r"\d{4}$", v) and not self.allowed(v, None)]
+        wanted = [v for v in lacking if re.search(r"\d{4}$", v)]
         if year is not None and not self.allowed(None, year):
             wanted.append(str(year))
         if not wanted:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from assistant import prompts
-from assistant.answer import AnswerResult, Assistant, Draft, Final, Routed, Sources, Token
+from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Routed, Sources, Token
 from assistant.answerability import quotable, responds
 from assistant.citations import placeholders
 from assistant.errors import NotFound
@@ -113,14 +113,24 @@ def test_refusal_keeps_the_closest_papers(assistant: Assistant, server: Scripted
     assert prompts.REFUSAL not in prompts.SYSTEM_PROMPT
 
 
+def _follow_up(conversation: Conversation, server: ScriptedOpenAI, first: str, follow_up: str, rewritten: str,
+               reply: str) -> tuple[AnswerResult, str]:
+    """A question about SPINT, then a follow-up the model rewrites into
+    ``rewritten`` and answers with ``reply``: the follow-up's result and the
+    rewrite prompt the model was sent."""
+    server.reply(f"{SPINT_FACT} [1].")
+    run(conversation.send(first))
+    server.reply(rewritten)  # the condense step
+    server.reply(reply)
+    result = run(conversation.send(follow_up))[1]
+    return result, server.requests[-2]["messages"][-1]["content"]
+
+
 def test_follow_up_is_rewritten_and_memory_is_per_conversation(assistant: Assistant, server: ScriptedOpenAI) -> None:
     first, second = assistant.conversation(), assistant.conversation()
-    server.reply(f"{SPINT_FACT} [1].")
-    run(first.send("What is SPINT?"))
-    server.reply("What datasets was SPINT evaluated on?")  # the condense step
-    server.reply("SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1].")
-    result = run(first.send("what data did it use?"))[1]
-    condense = server.requests[-2]["messages"][-1]["content"]
+    result, condense = _follow_up(first, server, "What is SPINT?", "what data did it use?",
+                                  "What datasets was SPINT evaluated on?",
+                                  "SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1].")
     assert "What is SPINT?" in condense and "what data did it use?" in condense
     assert result.query == "What datasets was SPINT evaluated on?" and result.question == "what data did it use?"
     assert result.sources[0]["title"] == "SPINT" and result.mode == "chat"
@@ -134,13 +144,9 @@ def test_a_follow_up_carrying_the_question_to_another_paper_is_rewritten(assista
                                                                         server: ScriptedOpenAI) -> None:
     """"What about HEIST?" after a question about SPINT names no question of
     its own: it was answered as one ("what about HEIST?" put to HEIST's abstract)."""
-    conversation = assistant.conversation()
-    server.reply(f"{SPINT_FACT} [1].")
-    run(conversation.send("What data was SPINT evaluated on?"))
-    server.reply("What data was HEIST evaluated on?")  # the condense step
-    server.reply("HEIST is pretrained on 22.3M cells from 124 tissues across 15 organs [1].")
-    result = run(conversation.send("what about HEIST?"))[1]
-    condense = server.requests[-2]["messages"][-1]["content"]
+    result, condense = _follow_up(assistant.conversation(), server, "What data was SPINT evaluated on?",
+                                  "what about HEIST?", "What data was HEIST evaluated on?",
+                                  "HEIST is pretrained on 22.3M cells from 124 tissues across 15 organs [1].")
     assert "What data was SPINT evaluated on?" in condense and "what about HEIST?" in condense
     assert result.query == "What data was HEIST evaluated on?" and result.sources[0]["title"] == "HEIST"
 
