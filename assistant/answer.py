@@ -31,7 +31,7 @@ from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.filters import topicless
 from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
-from assistant.index import PaperIndex
+from assistant.index import PaperIndex, venue_text
 from assistant.llm import LLMClient, Turn, resolve_endpoint
 from assistant.mentions import naming_sentence, question_names
 from assistant.papers import Paper
@@ -339,7 +339,7 @@ class Assistant:
                                   for venue, n in Counter(corpus.venues[i] for i in chosen).most_common())
         count = len(chosen)
         lead = _collection_lead(message, greeting, scope is not None, count)
-        what = " ".join(str(part) for part in (scope.venue, scope.year) if part is not None) if scope else ""
+        what = " ".join(str(part) for part in (venue_text(scope.venue, said["or"]), scope.year) if part) if scope else ""
         lines = [SentenceSupport(text=said[lead].format(count=count, venues=venues, total=len(corpus.papers),
                                                         what=what), cited=[], status="quoted")]
         if lead in ("listed", "filtered"):

@@ -59,8 +59,9 @@ class QuestionFilters:
 
 
 def describe(applied: dict[str, object]) -> str:
-    """A filter taken from a question, in words: "venue ICLR 2026, year 2025"."""
-    return ", ".join(f"{field} {value}" for field, value in applied.items())
+    """A filter taken from a question, in words: "venue ICLR 2026, year 2025", "venues ICLR 2026 or NeurIPS 2025"."""
+    return ", ".join(f"{field} {' or '.join(value) if isinstance(value, list) else value}"
+                     for field, value in applied.items())
 
 
 def _venue_pattern(names: Iterable[str]) -> re.Pattern[str]:

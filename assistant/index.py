@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["IngestReport", "PaperIndex", "venue_matches"]
+__all__ = ["IngestReport", "PaperIndex", "VenueFilter", "venue_matches", "venue_text"]
 
 
 class PaperIndex:
@@ -195,9 +195,18 @@ class PaperIndex:
         return read_papers(col)
 
 
-def venue_matches(venue: str, wanted: str | None) -> bool:
-    """Venue filter that forgives case and spacing ('neurips2025' = 'NeurIPS 2025')."""
+#: A venue filter: one venue, several (a question naming "ICLR 2026 and NeurIPS 2025" asks for either), or none.
+VenueFilter = str | tuple[str, ...] | None
+
+
+def venue_matches(venue: str, wanted: VenueFilter) -> bool:
+    """Venue filter that forgives case and spacing ('neurips2025' = 'NeurIPS 2025'); several venues: any of them."""
     if not wanted:
         return True
     squash = lambda s: "".join(s.split()).casefold()
-    return squash(wanted) in squash(venue)
+    return any(squash(w) in squash(venue) for w in ((wanted,) if isinstance(wanted, str) else wanted))
+
+
+def venue_text(venue: VenueFilter, joined: str = " or ") -> str:
+    """A venue filter in words: "ICLR 2026 or NeurIPS 2025"."""
+    return venue if isinstance(venue, str) else joined.join(venue or ())

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from assistant.crosslingual import dictionary_query, has_cjk
+from assistant.filters import parse_filters
 
 if TYPE_CHECKING:
     from assistant.retrieve import Scope
@@ -312,8 +313,9 @@ def compares(message: str) -> bool:
 
 def is_keyword_query(message: str) -> bool:
     """A few topic words and no question ("EEG channel permutation"): the
-    user wants the paper they point to."""
-    return not _QUESTION.search(message) and 0 < len(message.split()) <= KEYWORD_WORDS
+    user wants the paper they point to. Venue and year words are not
+    counted: "EEG papers from ICLR 2026 and NeurIPS 2025" is two topic words."""
+    return not _QUESTION.search(message) and 0 < len(parse_filters(message).question.split()) <= KEYWORD_WORDS
 
 
 def identifies(message: str) -> bool:

@@ -150,7 +150,7 @@ INDEX_ANSWERS: dict[str, dict[str, str]] = {
         "help": ("I answer from the abstracts of the {count} papers indexed here ({venues}), citing them. Ask a "
                  "question about them, ask for a summary of a topic (\"what do the papers say about EEG?\"), or "
                  "name two or more papers to compare (\"how do CSBrain and REVE differ?\")."),
-        "venue": "{n} from {venue}", "no_venue": "{n} with no venue", "and": ", ",
+        "venue": "{n} from {venue}", "no_venue": "{n} with no venue", "and": ", ", "or": " or ",
         "paper": "{name} is {article} {venue}{year} paper{title}.",
         "no_title": "; the collection holds its abstract but not its title (\"{name}\" is the name the app gives it)",
     },
@@ -164,7 +164,7 @@ INDEX_ANSWERS: dict[str, dict[str, str]] = {
                               "或使用 Browse 标签页（命令行：`paper-assistant papers --venue VENUE` 或 `--year YEAR`）。"),
         "help": ("我根据这里收录的 {count} 篇论文（{venues}）的摘要回答，并注明出处。可以问关于它们的问题，请求总结某个主题"
                  "（如“这些论文关于脑电说了什么？”），或点名两篇以上的论文进行比较（如“CSBrain 和 REVE 有什么区别？”）。"),
-        "venue": "{venue} {n} 篇", "no_venue": "无会议信息 {n} 篇", "and": "，",
+        "venue": "{venue} {n} 篇", "no_venue": "无会议信息 {n} 篇", "and": "，", "or": " 或 ",
         "paper": "{name} 是 {venue}{year} 的论文{title}。",
         "no_title": "；本库只有它的摘要，没有标题（“{name}”是本应用给它起的名字）",
     },

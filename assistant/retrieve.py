@@ -10,6 +10,7 @@ other and a side that barely separates its first papers barely moves the order.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -23,7 +24,7 @@ from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.errors import InputError
 from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
-from assistant.index import PaperIndex, venue_matches
+from assistant.index import PaperIndex, VenueFilter, venue_matches, venue_text
 from assistant.lexical import tokenize
 from assistant.mentions import question_names, unmentioned
 from assistant.papers import Paper
@@ -54,7 +55,7 @@ class Scope:
     (``parsed``, shown to the user as the filter applied)."""
 
     query: str
-    venue: str | None
+    venue: VenueFilter
     year: int | None
     parsed: dict[str, Any] | None = None
     translated: str | None = None
@@ -69,6 +70,26 @@ class Scope:
         """The answers' JSON fields about the scope: ``filter``, and
         ``filter_unmatched`` when the question named what the index lacks."""
         return {"filter": self.as_json(), **({"filter_unmatched": self.unmatched} if self.unmatched else {})}
+
+
+#: Words of a topic request that name no topic: "papers on graphs" is about "graphs".
+_PAPER_WORDS = frozenset(tokenize("paper papers work works study studies research"))
+#: Most words of a topic whose repetition in an abstract alone puts the paper on it (see ``PaperRetriever.topic``).
+_SHORT_TOPIC = 2
+
+
+def _repeats(paper: Paper, words: Sequence[str]) -> bool:
+    """Whether the abstract says each of a short topic's words (stemmed) at least twice."""
+    words = [w for w in words if w not in _PAPER_WORDS]
+    if not 0 < len(words) <= _SHORT_TOPIC:
+        return False
+    said = Counter(tokenize(paper.abstract))
+    return all(said[w] >= 2 for w in words)
+
+
+def _listed(venue: str | tuple[str, ...]) -> str | list[str]:
+    """A venue filter as the JSON ``filter`` holds it: one venue's name, or the list of several."""
+    return venue if isinstance(venue, str) else list(venue)
 
 
 @dataclass(frozen=True)
@@ -93,26 +114,30 @@ class PaperRetriever(BaseRetriever):
         self.mode = mode
         self.fusion = Fusion.from_settings(index.settings.retrieval)
 
-    def scope(self, question: str, venue: str | None = None, year: int | None = None,
+    def scope(self, question: str, venue: VenueFilter = None, year: int | None = None,
               translate: Callable[[str], str] | None = None) -> Scope:
         """The query and filters for a question in the user's words: a venue or
         year it names ("from ICLR 2026", "2025年") becomes the filter unless
         an explicit ``venue``/``year`` says otherwise or the setting
         ``question_filters`` is off, and only when some indexed paper passes
         it (a venue merely mentioned, with no paper of it, filters nothing).
-        Two indexed venues named ("from ICLR 2026 and NeurIPS 2025") are
-        both asked for: no venue filter, and their names are not searched.
+        Several indexed venues named ("from ICLR 2026 and NeurIPS 2025")
+        are each asked for: the filter is any of them (``parsed``'s
+        ``venues``), and a third indexed venue's papers stay out.
         A CJK question is put into English by ``translate`` (the LLM), else
         by the bundled term dictionary."""
-        query, parsed, unmatched = question, None, None
+        query: str = question
+        parsed: dict[str, Any] | None = None
+        unmatched: str | None = None
         if self.index.settings.retrieval.question_filters:
             found = parse_filters(question, {v for v in self.index.corpus.venues if v})
-            indexed = [v for v in found.venues if self.allowed(v, None)]
-            take_venue = indexed[0] if venue is None and len(indexed) == 1 else None
+            indexed = tuple(v for v in found.venues if self.allowed(v, None))
+            take_venue: VenueFilter = (indexed[0] if len(indexed) == 1 else indexed) if venue is None and indexed else None
             take_year = found.year if year is None else None
             if (take_venue or take_year is not None) and self.allowed(take_venue or venue, take_year or year):
                 query, venue, year = found.question, take_venue or venue, take_year or year
-                parsed = {k: v for k, v in (("venue", take_venue), ("year", take_year)) if v}
+                venue_key = "venue" if isinstance(take_venue, str) else "venues"
+                parsed = {k: v for k, v in ((venue_key, take_venue and _listed(take_venue)), ("year", take_year)) if v}
             elif venue is None and len(indexed) > 1:
                 query = found.question
             unmatched = self._unmatched([v for v in found.venues if v not in indexed], take_year, parsed)
@@ -142,27 +167,27 @@ class PaperRetriever(BaseRetriever):
         known = ", ".join(sorted({v for v in corpus.venues if v})) or "none"
         return f"No indexed paper is from {' or '.join(wanted)} (indexed: {known}), so every paper was searched."
 
-    def allowed(self, venue: str | None, year: int | None, corpus: Corpus | None = None) -> list[int]:
+    def allowed(self, venue: VenueFilter, year: int | None, corpus: Corpus | None = None) -> list[int]:
         """Positions (in the corpus snapshot) of papers passing the filters."""
         corpus = corpus or self.index.corpus
         return [i for i, (v, y) in enumerate(zip(corpus.venues, corpus.years, strict=True))
                 if venue_matches(v, venue) and (year is None or y == year)]
 
-    def check_filters(self, venue: str | None, year: int | None = None) -> None:
+    def check_filters(self, venue: VenueFilter, year: int | None = None) -> None:
         """Raise an InputError naming the indexed venues (and years) when no
         paper passes the filters: a mistyped or absent venue is the user's to
         fix, not a question that "no matching papers" answer."""
         if (not venue and year is None) or self.allowed(venue, year):
             return
         corpus = self.index.corpus
-        wanted = " and ".join(part for part in (f"venue {venue!r}" if venue else "",
+        wanted = " and ".join(part for part in (f"venue {venue_text(venue)!r}" if venue else "",
                                                  f"year {year}" if year is not None else "") if part)
         known = f"indexed venues: {', '.join(sorted({v for v in corpus.venues if v})) or 'none'}"
         if year is not None:
             known += f"; years: {', '.join(str(y) for y in sorted({y for y in corpus.years if y})) or 'none'}"
         raise InputError(f"No indexed paper is from {wanted} ({known}).")
 
-    def search(self, query: str, k: int | None = None, venue: str | None = None, year: int | None = None,
+    def search(self, query: str, k: int | None = None, venue: VenueFilter = None, year: int | None = None,
                mode: Mode | None = None) -> list[Hit]:
         """The ``k`` best papers for ``query``, best first, each paper once."""
         k = k or self.k
@@ -187,7 +212,7 @@ class PaperRetriever(BaseRetriever):
         ranked = self.fusion.fuse(sims, bm25, np.asarray(allowed), named, depth=10 * k)[:k]
         return [Hit(papers[i], score, (sims or {}).get(i, 0.0), i in named) for i, score in ranked]
 
-    def find(self, question: str, k: int | None = None, venue: str | None = None, year: int | None = None,
+    def find(self, question: str, k: int | None = None, venue: VenueFilter = None, year: int | None = None,
              translate: Callable[[str], str] | None = None) -> tuple[Scope, list[Hit]]:
         """``search`` for a question in the user's words: scoped first (filters it names, CJK put into English).
         A query that names a venue or year and nothing more ("NeurIPS 2025", "papers from 2025") gets that
@@ -199,7 +224,7 @@ class PaperRetriever(BaseRetriever):
             return scope, [Hit(papers[i], 0.0, 0.0, False) for i in self.allowed(scope.venue, scope.year)[: k or self.k]]
         return scope, self.search(scope.query, k=k, venue=scope.venue, year=scope.year)
 
-    def topic(self, query: str, venue: str | None, year: int | None, most: int, min_score: float,
+    def topic(self, query: str, venue: VenueFilter, year: int | None, most: int, min_score: float,
               min_similarity: float) -> list[Hit]:
         """Every paper about a topic, best first: named outright, or ranked
         high by both BM25 and MiniLM (fused score ≥ ``min_score``) and not
@@ -213,6 +238,11 @@ class PaperRetriever(BaseRetriever):
         paper that uses it was far off in meaning (dev topic recall 0.801 →
         0.851 at 38 papers, 0.536 → 0.569 at 6k over dev's 30 answerable topic
         and list questions; its unanswerable ones list what they did).
+        A paper that says each word of a one- or two-word topic at least
+        twice is about it whatever its cosine: a whole abstract's vector is
+        far from one word ("graphs": HEIST, whose abstract says "graph" five
+        times, was at 0.11, and "ICLR 2026 papers on graphs" listed none;
+        no dev topic question is that short, so dev figures are unchanged).
         A topic most of whose words (at least two) no indexed paper uses
         ("stock price or financial time series forecasting", "robot arm
         grasping") lists only papers it names: the nearest papers are
@@ -226,7 +256,8 @@ class PaperRetriever(BaseRetriever):
         papers = lexical.names
         asked = question_names(query, papers)  # parsed once, not per paper of the pool
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
-                or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))]
+                or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))
+                or (h.score >= min_score / 2 and _repeats(h.paper, words))]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",

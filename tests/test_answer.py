@@ -584,6 +584,19 @@ def test_a_summary_for_a_venue_the_index_lacks_searches_the_topic_alone(assistan
     assert {"RIGNO", "MixSignGraph"} <= {c["title"] for c in result.citations}
 
 
+def test_a_one_word_topic_finds_the_papers_that_repeat_it(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """A whole abstract's vector is far from one word: HEIST and DeepSADR,
+    whose abstracts say "graph" five and three times, were at cosine 0.1
+    and "ICLR 2026 papers on graphs" listed none."""
+    server.set_default("HEIST builds hierarchical graphs [1].")
+    result = run(assistant.respond("ICLR 2026 papers on graphs"))[1]
+    assert result.extra["filter"] == {"venue": "ICLR 2026"} and {c["title"] for c in result.citations} == {
+        "HEIST", "DeepSADR"}
+    result = run(assistant.respond("papers on graphs"))[1]
+    assert {"HEIST", "DeepSADR", "EvoBrain", "MixSignGraph"} <= {c["title"] for c in result.citations}
+    assert "CityLens" not in {c["title"] for c in result.citations}  # its "geographic" is no graph
+
+
 def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
     assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}

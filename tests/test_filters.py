@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,9 +14,11 @@ from assistant.crosslingual import TranslationCache, dictionary_query
 from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex
+from assistant.papers import load_papers, seed_files
 from assistant.retrieve import PaperRetriever
 from assistant.settings import Settings
 
+from .conftest import write_jsonl
 from .openai_server import ScriptedOpenAI
 
 
@@ -86,11 +89,45 @@ def test_a_query_of_only_a_venue_gets_that_venues_papers(seed_settings: Settings
 
 def test_two_venues_named_are_both_searched(seed_retriever: PaperRetriever) -> None:
     scope, hits = seed_retriever.find("EEG papers from ICLR 2026 and NeurIPS 2025", k=5)
-    assert scope.venue is None and scope.parsed is None and scope.query == "EEG papers"
+    assert scope.venue == ("ICLR 2026", "NeurIPS 2025") and scope.query == "EEG papers"
+    assert scope.parsed == {"venues": ["ICLR 2026", "NeurIPS 2025"]}
     assert {h.paper.venue for h in hits} == {"ICLR 2026", "NeurIPS 2025"}
     assert {"CodeBrain", "REVE", "CSBrain"} <= {h.paper.name for h in hits}
     one = seed_retriever.scope("ICLR 2026 and CVPR papers on EEG")  # only one of them is indexed: that one
     assert one.venue == "ICLR 2026" and one.parsed == {"venue": "ICLR 2026"}
+
+
+#: Two papers of a third venue, on the seeds' topic (EEG), written for this test.
+THIRD_VENUE = [
+    {"id": "icml-eeg-1", "title": "EEGMix: mixing channels for EEG foundation models", "venue": "ICML 2025",
+     "abstract": "We propose EEGMix, an EEG foundation model pretrained on scalp EEG recordings with random channel "
+                 "mixing. EEGMix improves EEG decoding on seizure detection and sleep staging."},
+    {"id": "icml-eeg-2", "title": "Sleep staging from single-channel EEG", "venue": "ICML 2025",
+     "abstract": "We present a single-channel EEG model for sleep staging that matches multi-channel EEG models on "
+                 "three public sleep datasets, so that home recordings with one electrode can be scored."},
+]
+
+
+def test_two_venues_of_three_leave_the_third_out(fresh_index: PaperIndex, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    fresh_index.ingest(load_papers([*seed_files(), write_jsonl(tmp_path / "icml.jsonl", THIRD_VENUE)]),
+                       progress=False)
+    retriever = PaperRetriever(fresh_index)
+    everywhere = {h.paper.venue for h in retriever.find("EEG foundation models", k=10)[1]}
+    assert everywhere == {"ICLR 2026", "NeurIPS 2025", "ICML 2025"}  # EEG is in all three
+    scope, hits = retriever.find("EEG foundation models from ICLR 2026 and NeurIPS 2025", k=10)
+    assert scope.venue == ("ICLR 2026", "NeurIPS 2025")
+    assert hits and {h.paper.venue for h in hits} == {"ICLR 2026", "NeurIPS 2025"}  # before: ICML's too
+    hits = retriever.find("EEG papers in ICML 2025 or NeurIPS 2025", k=10)[1]
+    assert {h.paper.venue for h in hits} == {"ICML 2025", "NeurIPS 2025"}
+    assert THIRD_VENUE[0]["title"] in {h.paper.name for h in hits}
+    store = ["--storage", str(fresh_index.settings.index.storage)]
+    assert main(["search", "EEG papers in ICML 2025 or NeurIPS 2025", *store]) == 0
+    assert "Filter from the query: venues ICML 2025 or NeurIPS 2025" in capsys.readouterr().out
+    listed = list(Assistant(fresh_index.settings, index=fresh_index).respond("which papers are from ICML 2025 or "
+                                                                            "ICLR 2026?"))[-1].result
+    assert listed.answer.startswith("21 of the 40 papers are from ICML 2025 or ICLR 2026:")
+    assert f"{THIRD_VENUE[0]['title']} (ICML 2025)" in listed.answer and "NeurIPS" not in listed.answer
 
 
 def test_a_venue_year_or_year_the_index_lacks_is_said_not_silently_dropped(

@@ -38,6 +38,7 @@ def named(text: str) -> list[int]:
     ("EEG channel permutation invariance", "ask"),
     ("anything about graph neural networks for molecules?", "summarize"),
     ("research that uses calcium imaging", "summarize"),
+    ("EEG papers from ICLR 2026 and NeurIPS 2025", "summarize"),  # venue words are no topic words (was: ask)
     ("what do we have on diffusion models?", "summarize"),
     ("I'd like the big picture on brain decoding", "summarize"),
     ("tell me about the reinforcement learning papers", "summarize"),
