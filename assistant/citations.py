@@ -47,8 +47,11 @@ _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no in
 #: A sentence about every paper of the answer ("Both papers…", "All three…", "Each of them…"): it needs a
 #: source for each; cited to one, it gives that paper's fact to the others (27 of the 703 sentences of the
 #: 2026-12-04 comparison narratives: "Both papers use a masked autoencoding objective … 60,000 hours [2]" of
-#: REVE and SPINT, "Both papers share the goal of … iBCI systems [1]" of SPINT and REVE).
-_OF_EVERY_PAPER = re.compile(r"^\W*(?:both\b|they both\b|(?:they|the papers|the models) (?:all|both)\b|"
+#: REVE and SPINT, "Both papers share the goal of … iBCI systems [1]" of SPINT and REVE). A topic
+#: summary's "They share that they both use a two-stream Mamba architecture … [1]" (EvoBrain's, said of
+#: MixSignGraph too) is one: 15 dev summaries had such a sentence cited to one paper, none holding a gold fact.
+_THEY = r"(?:they|the papers|the models|these (?:papers|models|works|studies|methods))"
+_OF_EVERY_PAPER = re.compile(rf"^\W*(?:both\b|they both\b|{_THEY} (?:are |were )?(?:all|both)\b|{_THEY} share\b|"
                              r"all (?:two|three|four|five|six|seven|eight)\b|all of (?:them|these|the papers|the models)\b|"
                              r"each of (?:them|these|the)\b)", re.IGNORECASE)
 #: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,

@@ -10,7 +10,6 @@ other and a side that barely separates its first papers barely moves the order.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -78,13 +77,16 @@ _PAPER_WORDS = frozenset(tokenize("paper papers work works study studies researc
 _SHORT_TOPIC = 2
 
 
-def _repeats(paper: Paper, words: Sequence[str]) -> bool:
-    """Whether the abstract says each of a short topic's words (stemmed) at least twice."""
-    words = [w for w in words if w not in _PAPER_WORDS]
+def _repeats(paper: Paper, query: str) -> bool:
+    """Whether the abstract says each of a short topic's words at least
+    twice: as written, an "s" of the plural aside, not by stem ("graphs" is
+    said by "graph" and "graph-based"; "transformers" is not said by
+    "transformations", which share its stem)."""
+    words = [w.casefold().removesuffix("s") for w in re.findall(r"[A-Za-z][\w-]+", query)
+             if not set(tokenize(w)) <= _CHAT_WORDS | _PAPER_WORDS]
     if not 0 < len(words) <= _SHORT_TOPIC:
         return False
-    said = Counter(tokenize(paper.abstract))
-    return all(said[w] >= 2 for w in words)
+    return all(len(re.findall(rf"\b{re.escape(w)}", paper.abstract, re.IGNORECASE)) >= 2 for w in words)
 
 
 def _listed(venue: str | tuple[str, ...]) -> str | list[str]:
@@ -257,7 +259,7 @@ class PaperRetriever(BaseRetriever):
         asked = question_names(query, papers)  # parsed once, not per paper of the pool
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))
-                or (h.score >= min_score / 2 and _repeats(h.paper, words))]
+                or (h.score >= min_score / 2 and _repeats(h.paper, query))]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",

@@ -597,6 +597,21 @@ def test_a_one_word_topic_finds_the_papers_that_repeat_it(assistant: Assistant, 
     assert "CityLens" not in {c["title"] for c in result.citations}  # its "geographic" is no graph
 
 
+def test_a_summary_sentence_said_of_every_paper_needs_each_source(assistant: Assistant,
+                                                                   server: ScriptedOpenAI) -> None:
+    """"They share that they both use a two-stream Mamba architecture [1]"
+    is EvoBrain's architecture said of MixSignGraph too: removed from the
+    text, listed as unsupported and misattributed; a sentence cited to both stays."""
+    server.set_default("They share that they both use a two-stream Mamba architecture with a GCN [1]. "
+                       "EvoBrain integrates a GCN for seizure detection, and MixSignGraph represents sign sequences "
+                       "as mixed graphs [1][2].")
+    result = run(assistant.respond("graph papers from NeurIPS 2025"))[1]
+    assert {c["title"] for c in result.citations} == {"EvoBrain", "MixSignGraph"}
+    assert "they both use" not in result.answer and result.answer.startswith("EvoBrain integrates a GCN")
+    both = next(s for s in result.support if s["sentence"].startswith("They share that they both"))
+    assert both["status"] == "unsupported" and both["misattributed"]
+
+
 def test_a_list_for_a_year_the_index_lacks_says_so(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("Which EEG papers are from 2024?"))[1]
     assert result.extra["filter"] is None and {"CSBrain", "REVE"} <= {c["title"] for c in result.citations}
