@@ -65,6 +65,12 @@ def test_sources_section_marks_the_sentences_each_citation_rests_on() -> None:
     assert "<mark>First sentence here.</mark>" in first and "<mark>" not in second
     assert 'class="turn final"' in section and ">cited<" in first and "not cited" in second
     assert "Searching" in render.sources_section(1, "q?", None) and "pending" in render.sources_section(1, "q?", [])
+    # a list made from the index ("which papers are from ICLR 2026?") quotes no abstract: not "no matching papers"
+    listed = render.sources_section(1, "q?", [], result("19 of the 38 papers are from ICLR 2026:", sources=[]))
+    assert "Answered from the index" in listed and "No matching papers" not in listed
+    refused = render.sources_section(1, "q?", [], result("The abstracts do not contain this information.",
+                                                           sources=[], abstained=True))
+    assert "No matching papers" in refused
 
 
 def test_a_comparison_marks_the_sentences_its_table_quotes() -> None:

@@ -260,6 +260,8 @@ def sources_section(turn: int, question: str, sources: Sequence[dict[str, Any]] 
     head = f'<h3>Answer {turn}: {esc(question)}</h3>'
     if sources is None:
         body = '<p class="pending">Searching the collection…</p>'
+    elif not sources and result is not None and not result.abstained:  # the collection's size, a venue's papers
+        body = '<p class="pending">Answered from the index (venues, years, names): no abstract to quote.</p>'
     elif not sources:
         body = '<p class="pending">No matching papers.</p>'
     elif result is None:
