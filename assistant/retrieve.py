@@ -77,16 +77,19 @@ _PAPER_WORDS = frozenset(tokenize("paper papers work works study studies researc
 _SHORT_TOPIC = 2
 
 
-def _repeats(paper: Paper, query: str) -> bool:
-    """Whether the abstract says each of a short topic's words at least
-    twice: as written, an "s" of the plural aside, not by stem ("graphs" is
-    said by "graph" and "graph-based"; "transformers" is not said by
-    "transformations", which share its stem)."""
+def _short_topic(query: str) -> list[re.Pattern[str]]:
+    """A one- or two-word topic's words as written, an "s" of the plural
+    aside, not by stem ("graphs" is said by "graph" and "graph-based";
+    "transformers" is not said by "transformations", which share its
+    stem); none for a longer topic."""
     words = [w.casefold().removesuffix("s") for w in re.findall(r"[A-Za-z][\w-]+", query)
              if not set(tokenize(w)) <= _CHAT_WORDS | _PAPER_WORDS]
-    if not 0 < len(words) <= _SHORT_TOPIC:
-        return False
-    return all(len(re.findall(rf"\b{re.escape(w)}", paper.abstract, re.IGNORECASE)) >= 2 for w in words)
+    return [re.compile(rf"\b{re.escape(w)}", re.IGNORECASE) for w in words] if len(words) <= _SHORT_TOPIC else []
+
+
+def _repeats(paper: Paper, words: list[re.Pattern[str]]) -> bool:
+    """Whether the abstract says each of a short topic's ``words`` at least twice."""
+    return bool(words) and all(len(w.findall(paper.abstract)) >= 2 for w in words)
 
 
 def _listed(venue: str | tuple[str, ...]) -> str | list[str]:
@@ -257,9 +260,10 @@ class PaperRetriever(BaseRetriever):
             return [h for h in pool if h.named]
         papers = lexical.names
         asked = question_names(query, papers)  # parsed once, not per paper of the pool
+        short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))
-                or (h.score >= min_score / 2 and _repeats(h.paper, query))]
+                or (h.score >= min_score / 2 and _repeats(h.paper, short))]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",
