@@ -202,7 +202,7 @@ class Assistant:
         """A message in the user's words, sent down the path it asks for.
         ``asked`` is the user's own text when ``message`` is a rewritten follow-up."""
         papers = self.index.corpus.papers
-        route = intent.route(message, self.index.corpus.lexical.mentioned)
+        route, chosen = self.route(message)
         reason = route.reason
         if route.kind == "compare" and len(route.papers) > compare.MAX_PAPERS:  # said, not dropped in silence
             left = ", ".join(papers[i].name for i in route.papers[compare.MAX_PAPERS:])
@@ -215,8 +215,7 @@ class Assistant:
         elif route.each:
             yield from self.ask_each(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "compare":
-            yield from self.compare_papers([papers[i] for i in route.papers[: compare.MAX_PAPERS]], asked or message,
-                                           compare.asked_first(route.aspects))
+            yield from self.compare_papers(chosen, asked or message, compare.asked_first(route.aspects))
         elif route.kind in ("summarize", "list") and not route.metadata and _filter_only(
                 scope := self.retriever.scope(message, venue)):  # its topic would be "2025" for "papers from 2025"
             yield from self.about_collection(asked or message, False, scope)
@@ -228,6 +227,24 @@ class Assistant:
             yield from self.list_papers(intent.topic_of(message), venue, asked or message)
         else:
             yield from self.ask(message, venue=venue, asked=asked, keywords=route.keywords)
+
+    def route(self, message: str) -> tuple[intent.Route, list[Paper]]:
+        """The path for a message (see ``intent.route``) and the papers it
+        names, up to a table's worth. A comparison that names one paper and
+        describes the other ("compare HetSyn and the Hebbian STDP paper") is
+        one when the description resolves to another paper: asked as a
+        question about HetSyn, the answer cited HetSyn for the Hebbian
+        paper's finding."""
+        papers = self.index.corpus.papers
+        named = self.index.corpus.lexical.mentioned
+        route = intent.route(message, named)
+        chosen = [papers[i] for i in route.papers[: compare.MAX_PAPERS]]
+        side = intent.described_side(message, named) if route.kind == "ask" and len(chosen) == 1 else None
+        other = self.retriever.resolve(side).paper if side else None
+        if other is None or other.key == chosen[0].key:
+            return route, chosen
+        return intent.Route("compare", f"asks to compare {chosen[0].name} with the paper it describes, {other.name}",
+                            route.papers, aspects=intent.asked_aspects(message, named)), [*chosen, other]
 
     def ask(self, question: str, venue: str | None = None, asked: str | None = None,
             keywords: bool = False) -> Iterator[Event]:
@@ -278,8 +295,9 @@ class Assistant:
         query = scope.query
         about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
-        prompt = prompts.SUMMARIZE.format(sources=self._format(evidence), topic=topic, count=len(evidence),
-                                          language=language_of(asked or topic))
+        template = prompts.SUMMARIZE_ONE if len(evidence) == 1 else prompts.SUMMARIZE
+        prompt = template.format(sources=self._format(evidence), topic=topic, count=len(evidence),
+                                 language=language_of(asked or topic))
         lines = _paper_lines(evidence, self._gist_quote)
         extra = {"found": len(about), "shown": len(evidence), **scope.extra()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)

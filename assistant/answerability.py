@@ -197,6 +197,22 @@ def asked_details(question: str) -> list[Detail]:
     return [d for d in asked if not d.context] or asked
 
 
+#: Words a question about a topic uses besides the topic ("is there any work on …", "which paper would help me …").
+_FRAME = frozenset(tokenize("anything something any work works research study studies help find look looking about "
+                            "tell show give know want need would could can here"))
+
+
+def _says_topic(question: str, paper: Paper) -> bool:
+    """Every word of the question (its frame left out) is the paper's:
+    "is there a paper on recommender systems?" is about AGM, whose
+    "large-scale recommendation systems" MiniLM puts at cosine 0.24 to it,
+    under the cut-off below which no paper is about a question. One word
+    missing is enough to doubt it ("autonomous driving" and an abstract's
+    "driving breakthroughs"). A question in Chinese has no such words."""
+    words = set(tokenize(question)) - _FILLER - _FRAME
+    return bool(words) and words <= set(tokenize(f"{paper.name} {paper.title} {paper.abstract}"))
+
+
 def missing(question: str, evidence: list[Evidence], min_similarity: float,
             papers: Collection[str] = ()) -> str | None:
     """Why the shown abstracts cannot answer ``question`` (None: they may);
@@ -205,7 +221,8 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
         return None
     top = evidence[0].hit
     closest = max((e.hit for e in evidence), key=lambda h: h.similarity)  # fusion may rank another paper first
-    if not any(e.hit.named for e in evidence) and closest.similarity < min_similarity and not _calls(question, top.paper):
+    if (not any(e.hit.named for e in evidence) and closest.similarity < min_similarity and not _calls(question, top.paper)
+            and not any(_says_topic(question, e.paper) for e in evidence)):
         return f"no paper is about this (the closest, {closest.paper.name}, is far off in meaning)"
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
     found = [_gap(clause, about, evidence, papers) for clause in question_parts(question)]

@@ -44,7 +44,7 @@ _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
-    r"哪些论文|哪几篇|有哪些|多少篇|列出",
+    r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)",
     re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".
@@ -309,6 +309,25 @@ def compares(message: str) -> bool:
     """The message asks to compare ("… compared with the Earth science
     benchmark?"), even when it names only one paper and is routed as a question."""
     return bool(_COMPARE.search(message))
+
+
+#: A side of a comparison that describes a paper rather than naming it ("the Hebbian STDP paper", "the paper
+#: that infers learning rules from behavior"); not a baseline or a method no paper is ("a classical solver").
+_DESCRIBED = re.compile(r"^(?:the|that|this)\b.*?\b(?:paper|model|method|study|work|benchmark|dataset|framework|"
+                        r"approach)s?\b", re.IGNORECASE)
+
+
+def described_side(message: str, named: Callable[[str], list[int]]) -> str | None:
+    """The description a comparison sets against the one paper it names
+    ("compare HetSyn and the Hebbian STDP paper" -> "the Hebbian STDP
+    paper"), for the caller to resolve to a paper; None when the message
+    compares nothing, or names a paper on both sides or on neither."""
+    sides = _SIDES.search(message) if compares(message) else None
+    if sides is None or bool(named(sides.group("a"))) == bool(named(sides.group("b"))):
+        return None
+    side = (sides.group("b") if named(sides.group("a")) else sides.group("a")).strip()
+    described = _DESCRIBED.match(side)
+    return side.rstrip(" ?？.!") if described else None
 
 
 def is_keyword_query(message: str) -> bool:

@@ -86,6 +86,15 @@ SUMMARIZE = """<sources>
 Topic: {topic}
 These {count} papers are about the topic; a list of them is shown below your text. Write in {language}, in two or three sentences: what the papers study together, then what they share and how they differ. Name the papers and cite [n] after each sentence."""
 
+#: A topic only one paper is about: "what they share and how they differ" made the 1.5B model write of
+#: "them" ("它们共同研究了…", then the one paper described twice as two).
+SUMMARIZE_ONE = """<sources>
+{sources}
+</sources>
+
+Topic: {topic}
+Only this paper is about the topic; its line is shown below your text. Write in {language}, in one or two sentences: what it studies and what it finds. Name the paper and cite [1] after each sentence."""
+
 COMPARE = """<sources>
 {sources}
 </sources>

@@ -19,8 +19,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from assistant.answer import Assistant
 from assistant.index import PaperIndex
-from assistant.intent import KINDS, route
+from assistant.intent import KINDS
 from assistant.papers import load_papers, seed_files
 from assistant.settings import load_settings, set_offline_env
 
@@ -35,14 +36,15 @@ def main() -> None:
     set_offline_env()
     rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory() as tmp:
-        index = PaperIndex(load_settings({"storage": args.storage or Path(tmp)}, {}))
+        settings = load_settings({"storage": args.storage or Path(tmp)}, {})
+        index = PaperIndex(settings)
         if args.storage is None:
             index.ingest(load_papers(seed_files()), progress=False)
-        mentioned = index.corpus.lexical.mentioned
+        assistant = Assistant(settings, index=index)  # its router: a described paper may make a comparison
         right: Counter[tuple[str, str]] = Counter()
         total: Counter[tuple[str, str]] = Counter()
         for row in rows:
-            got = route(row["message"], mentioned).kind
+            got = assistant.route(row["message"])[0].kind
             total[row["split"], row["route"]] += 1
             right[row["split"], row["route"]] += got == row["route"]
             if args.verbose and got != row["route"]:
