@@ -42,6 +42,8 @@ _LEADING_MARKERS = re.compile(r"^(?:\s*[\[【]\s*\d+(?:\s*[,，;、]\s*\d+)*\s*[
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 #: Where a sentence comparing two papers divides into its halves.
 _CLAUSE = re.compile(r",?\s+(?:while|whereas|but|and in contrast|in contrast to|unlike)\s+|;\s+|,\s+and\s+(?=[A-Z])")
+#: Where a sentence sets one thing against another ("…, while …"): its halves may be two papers' findings.
+_CONTRAST = re.compile(r",?\s+(?:while|whereas|in contrast to|unlike)\s+|,\s+(?:and )?in contrast,?\s+")
 #: A short sentence that states nothing ("Not stated.", "N/A").
 _NO_CLAIM = re.compile(r"^\W*(?:not stated|not mentioned|n/?a|none|unknown|no information)\W*$", re.IGNORECASE)
 #: A sentence about every paper of the answer ("Both papers…", "All three…", "Each of them…"): it needs a
@@ -238,10 +240,15 @@ def _mentions(text: str, evidence: list[Evidence]) -> list[int]:
 
 def _parts(text: str, evidence: list[Evidence]) -> list[str]:
     """A sentence about two named papers ("A does X, while B does Y") is
-    checked clause by clause: no single source sentence says both halves."""
-    if len(_mentions(text, evidence)) < 2:
+    checked clause by clause: no single source sentence says both halves.
+    So is a contrast that names one paper among several sources ("HetSyn
+    models …, while the Hebbian STDP rule relates to noisy gradient
+    descent [1]"): the paper set against it goes by the user's words for
+    it, not its name, and its finding was cited to HetSyn."""
+    named = len(_mentions(text, evidence))
+    if named < 2 and not (named == 1 and len(evidence) >= 2 and _CONTRAST.search(text)):
         return [text]
-    parts = [p for p in _CLAUSE.split(text) if _claim_size(p) >= 3]
+    parts = [p for p in (_CLAUSE if named >= 2 else _CONTRAST).split(text) if _claim_size(p) >= 3]
     return parts if len(parts) > 1 else [text]
 
 
@@ -605,6 +612,8 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if any(p is None for p in picked):
             claim.status = "unsupported"
             continue
+        if len(parts) > 1 and claim.cited and any(not set(p or []) & set(claim.cited) for p in picked):
+            claim.misattributed = True  # a clause the model cited to a paper that does not state it
         cited = list(dict.fromkeys(n for p in picked for n in p or []))
         if len(cited) < 2 <= len(valid) and _OF_EVERY_PAPER.match(claim.text):
             # "Both papers pretrain on 60,000 hours of EEG [2]": one paper's fact said of every paper

@@ -373,6 +373,21 @@ def test_another_papers_fact_under_a_papers_name_is_removed(assistant: Assistant
     assert result.to_json()["unsupported"] == [first["sentence"]]
 
 
+def test_the_half_of_a_contrast_about_the_other_paper_is_cited_to_it(assistant: Assistant,
+                                                                     server: ScriptedOpenAI) -> None:
+    """The user called the second paper "the Hebbian STDP paper", and so
+    did the model: its finding, set against HetSyn's under HetSyn's
+    citation, is checked apart and cited to the paper that states it."""
+    server.set_default(compare_replies({}, (
+        "HetSyn models synaptic heterogeneity with synapse-specific time constants, while the Hebbian STDP rule "
+        "relates to noisy gradient descent on the probability simplex [1].")))
+    result = run(assistant.respond("compare HetSyn and the Hebbian STDP paper"))[1]
+    sentence = next(s for s in result.support if s["sentence"].startswith("HetSyn models synaptic heterogeneity"))
+    cited = {result.citations[n - 1]["title"] for n in sentence["citations"]}
+    assert cited == {"HetSyn", "Hebbian spike-timing-dependent plasticity rule"} and sentence["supported"]
+    assert sentence["misattributed"]  # the model's error, counted before the repair
+
+
 def test_another_papers_finding_under_a_papers_name_is_removed_without_a_number(
         assistant: Assistant, server: ScriptedOpenAI) -> None:
     """No number or coined name gives it away: the sentence restates HEIST's
