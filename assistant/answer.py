@@ -33,7 +33,7 @@ from assistant.filters import topicless
 from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
 from assistant.index import PaperIndex, venue_text
 from assistant.llm import LLMClient, Turn, resolve_endpoint
-from assistant.mentions import naming_sentence, question_names
+from assistant.mentions import naming_sentence, question_names, without
 from assistant.papers import Paper
 from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Table, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever, Scope
@@ -90,6 +90,16 @@ def _paper_lines(evidence: list[Evidence], quote: Callable[[Evidence], str]) -> 
 LIST_ALL_MOST = 60
 #: A collection question asking for the papers themselves, not their number.
 _LIST_ALL = re.compile(r"\b(?:list|show|give)\b|列出", re.IGNORECASE)
+
+
+def _keywords_question(keywords: str, hits: list[Hit]) -> str:
+    """The question a keyword query asks: which paper it points to, or,
+    when it names the paper, what that paper reports on the other words."""
+    named = hits[0].paper if hits and hits[0].named else None
+    rest = " ".join(without(keywords, [n for n in (named.name, named.alias) if n]).split()) if named else ""
+    if named is None or not rest.strip(" ,:;-"):
+        return prompts.KEYWORDS.format(keywords=keywords)
+    return prompts.KEYWORDS_NAMED.format(name=named.name, keywords=rest.strip(" ,:;-"))
 
 
 def _filter_only(scope: Scope) -> bool:
@@ -277,7 +287,7 @@ class Assistant:
             # alone, whole within the budget (another paper's sentences lure a small model away)
             hits, whole = hits[:1], knobs.evidence_tokens
         evidence = self.selector.select(query, hits, knobs.evidence_sentences, knobs.evidence_tokens, whole=whole)
-        shown = prompts.KEYWORDS.format(keywords=question) if keywords else question
+        shown = _keywords_question(question, hits) if keywords else question
         prompt = prompts.ASK.format(sources=self._format(evidence), question=shown,
                                     language=language_of(asked or question))
         return scope, evidence, prompt

@@ -199,7 +199,8 @@ def asked_details(question: str) -> list[Detail]:
 
 #: Words a question about a topic uses besides the topic ("is there any work on …", "which paper would help me …").
 _FRAME = frozenset(tokenize("anything something any work works research study studies help find look looking about "
-                            "tell show give know want need would could can here"))
+                            "tell show give know want need would could can here use uses used using apply applies "
+                            "employ employs propose proposes introduce introduces rely relies"))
 
 
 def _says_topic(question: str, paper: Paper) -> bool:

@@ -44,7 +44,7 @@ _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
-    r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)",
+    r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)吗?\s*[？?。]?\s*$",
     re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".

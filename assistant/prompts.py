@@ -78,6 +78,9 @@ PICK_QUOTE = "\nCopy, word for word, the one sentence of the sources that best a
 
 #: A bare keyword query, put as the question it stands for.
 KEYWORDS = "Which paper is about {keywords}, and what does it do?"
+#: Keywords that name their paper ("EvoBrain seizure detection results"): the paper is known, the rest is asked
+#: ("The paper about EvoBrain seizure detection results is [1]." named no result).
+KEYWORDS_NAMED = "What does {name} report on {keywords}?"
 
 SUMMARIZE = """<sources>
 {sources}

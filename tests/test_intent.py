@@ -27,6 +27,7 @@ def named(text: str) -> list[int]:
     ("Are there any papers on macaque behaviour?", "list"),
     ("ICLR 2026 的哪些论文研究脑电？", "list"),
     ("有没有关于扩散模型的论文？", "list"),  # "are there papers about diffusion models?"
+    ("有没有做猕猴三维姿态数据集的论文？拍了多少场景？", "ask"),  # "…? how many scenes?": a question about it
     ("which papers deal with PDE solvers? give me a short summary", "summarize"),
     ("有哪些关于脉冲神经网络的论文？简单总结一下", "summarize"),
     ("which conference is SPINT from?", "list"),
