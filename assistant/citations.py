@@ -56,6 +56,20 @@ _THEY = r"(?:they|the papers|the models|these (?:papers|models|works|studies|met
 _OF_EVERY_PAPER = re.compile(rf"^\W*(?:both\b|they both\b|{_THEY} (?:are |were )?(?:all|both)\b|{_THEY} share\b|"
                              r"all (?:two|three|four|five|six|seven|eight)\b|all of (?:them|these|the papers|the models)\b|"
                              r"each of (?:them|these|the)\b)", re.IGNORECASE)
+#: What follows a list of the answer's papers to say the rest of the sentence of each ("REVE, CSBrain, and
+#: CodeBrain all present pretraining models [1]").
+_EACH_OF_THE_NAMED = re.compile(r",?\s*(?:all|both|each)\b", re.IGNORECASE)
+
+
+def _of_every_paper(text: str, evidence: list[Evidence]) -> bool:
+    """The sentence says something of every paper: "Both papers …", "They
+    share …", or two or more papers named and then "all", "both" or "each"."""
+    if _OF_EVERY_PAPER.match(text):
+        return True
+    ends = _mention_ends(text, evidence)
+    return len(ends) >= 2 and bool(_EACH_OF_THE_NAMED.match(text, max(ends.values())))
+
+
 #: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,
 #: a list of nothing remains.
 _MARKERS_AS_WORDS = re.compile(r"[\[【]\d+[\]】]\s*[,，、]\s*(?:(?:and|or)\s+)?[\[【]\d+[\]】]\s*[,，、]?\s*(?:and|or)\s+[\[【]\d")
@@ -231,11 +245,17 @@ def _name_part(word: str) -> str:
     return "-".join(named) if named and len(named) < len(parts) else word
 
 
+def _mention_ends(text: str, evidence: list[Evidence]) -> dict[int, int]:
+    """Sources whose paper the sentence names (by its short name), each with where its last mention ends."""
+    folded = text.casefold()
+    found = {e.n: [m.end() for m in re.finditer(rf"(?<![\w-]){re.escape(e.paper.name.casefold())}(?![\w-])", folded)]
+             for e in evidence if len(e.paper.name) >= 3}
+    return {n: ends[-1] for n, ends in found.items() if ends}
+
+
 def _mentions(text: str, evidence: list[Evidence]) -> list[int]:
     """Sources whose paper the sentence names (by its short name)."""
-    folded = text.casefold()
-    return [e.n for e in evidence
-            if len(e.paper.name) >= 3 and re.search(rf"(?<![\w-]){re.escape(e.paper.name.casefold())}(?![\w-])", folded)]
+    return list(_mention_ends(text, evidence))
 
 
 def _parts(text: str, evidence: list[Evidence]) -> list[str]:
@@ -615,7 +635,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if len(parts) > 1 and claim.cited and any(not set(p or []) & set(claim.cited) for p in picked):
             claim.misattributed = True  # a clause the model cited to a paper that does not state it
         cited = list(dict.fromkeys(n for p in picked for n in p or []))
-        if len(cited) < 2 <= len(valid) and _OF_EVERY_PAPER.match(claim.text):
+        if len(cited) < 2 <= len(valid) and _of_every_paper(claim.text, evidence):
             # "Both papers pretrain on 60,000 hours of EEG [2]": one paper's fact said of every paper
             claim.status, claim.misattributed = "unsupported", True
             continue

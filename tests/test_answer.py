@@ -373,6 +373,19 @@ def test_another_papers_fact_under_a_papers_name_is_removed(assistant: Assistant
     assert result.to_json()["unsupported"] == [first["sentence"]]
 
 
+def test_papers_named_then_said_both_need_each_source(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"REVE and CodeBrain both present two-stage EFMs [2]" (a dev
+    comparison) gives CodeBrain's two stages to REVE: it goes like "Both
+    papers …" did; REVE's own sentence stays."""
+    server.set_default(compare_replies({}, (
+        "REVE and CodeBrain both present two-stage EEG foundation models that decouple temporal and frequency "
+        "tokens [2]. REVE pretrains on over 60,000 hours of EEG data from 92 datasets [1].")))
+    result = run(assistant.compare("REVE", "CodeBrain"))[1]
+    assert "both present" not in result.answer and "REVE pretrains on over 60,000 hours" in result.answer
+    both = next(s for s in result.support if "both present" in s["sentence"])
+    assert both["status"] == "unsupported" and both["misattributed"]
+
+
 def test_the_half_of_a_contrast_about_the_other_paper_is_cited_to_it(assistant: Assistant,
                                                                      server: ScriptedOpenAI) -> None:
     """The user called the second paper "the Hebbian STDP paper", and so
