@@ -61,13 +61,21 @@ _OF_EVERY_PAPER = re.compile(rf"^\W*(?:both\b|they both\b|{_THEY} (?:are |were )
 _EACH_OF_THE_NAMED = re.compile(r",?\s*(?:all|both|each)\b", re.IGNORECASE)
 
 
+#: A subject of several papers, one named, one perhaps described, then "both"/"all"/"each" ("HetSyn and the
+#: Hebbian STDP paper both discuss synaptic heterogeneity [1]", in `make run`: the user's words for the paper).
+_JOINT_SUBJECT = re.compile(r"^\W*[\w'’()-]+(?:,?\s+[\w'’()-]+){0,3},?\s+and\s+(?:[\w'’()-]+\s+){0,5}?"
+                            r"(?:paper|model|method|study|work|approach|framework)s?\s+(?:both|all|each)\b", re.IGNORECASE)
+
+
 def _of_every_paper(text: str, evidence: list[Evidence]) -> bool:
     """The sentence says something of every paper: "Both papers …", "They
-    share …", or two or more papers named and then "all", "both" or "each"."""
+    share …", two or more papers named and then "all", "both" or "each",
+    or one named in a subject of several said "both" ("A and the B paper both …")."""
     if _OF_EVERY_PAPER.match(text):
         return True
     ends = _mention_ends(text, evidence)
-    return len(ends) >= 2 and bool(_EACH_OF_THE_NAMED.match(text, max(ends.values())))
+    return (len(ends) >= 2 and bool(_EACH_OF_THE_NAMED.match(text, max(ends.values())))) or (
+        bool(ends) and bool(_JOINT_SUBJECT.match(text)))
 
 
 #: Citation markers standing in for the words ("the benchmarks are [1], [2] and [3]"): with them gone,

@@ -386,6 +386,20 @@ def test_papers_named_then_said_both_need_each_source(assistant: Assistant, serv
     assert both["status"] == "unsupported" and both["misattributed"]
 
 
+def test_a_named_and_a_described_paper_said_both_need_each_source(assistant: Assistant,
+                                                                   server: ScriptedOpenAI) -> None:
+    """Seen in `make run`: "HetSyn and the Hebbian STDP paper both discuss
+    synaptic heterogeneity [1]", the user's words for the second paper,
+    which is about no such thing."""
+    server.set_default(compare_replies({}, (
+        "HetSyn and the Hebbian STDP paper both discuss synaptic heterogeneity in neural networks [1]. "
+        "HetSyn models synaptic heterogeneity with synapse-specific time constants [1].")))
+    result = run(assistant.respond("compare HetSyn and the Hebbian STDP paper"))[1]
+    assert "both discuss" not in result.answer and "HetSyn models synaptic heterogeneity" in result.answer
+    both = next(s for s in result.support if "both discuss" in s["sentence"])
+    assert both["status"] == "unsupported" and both["misattributed"]
+
+
 def test_the_half_of_a_contrast_about_the_other_paper_is_cited_to_it(assistant: Assistant,
                                                                      server: ScriptedOpenAI) -> None:
     """The user called the second paper "the Hebbian STDP paper", and so
