@@ -96,10 +96,11 @@ def _keywords_question(keywords: str, hits: list[Hit]) -> str:
     """The question a keyword query asks: which paper it points to, or,
     when it names the paper, what that paper reports on the other words."""
     named = hits[0].paper if hits and hits[0].named else None
-    rest = " ".join(without(keywords, [n for n in (named.name, named.alias) if n]).split()) if named else ""
-    if named is None or not rest.strip(" ,:;-"):
+    if named is None:
         return prompts.KEYWORDS.format(keywords=keywords)
-    return prompts.KEYWORDS_NAMED.format(name=named.name, keywords=rest.strip(" ,:;-"))
+    rest = " ".join(without(keywords, [n for n in (named.name, named.alias) if n]).split()).strip(" ,:;-")
+    return prompts.KEYWORDS_NAMED.format(name=named.name, keywords=rest) if rest else prompts.KEYWORDS.format(
+        keywords=keywords)
 
 
 def _filter_only(scope: Scope) -> bool:

@@ -323,11 +323,13 @@ def described_side(message: str, named: Callable[[str], list[int]]) -> str | Non
     paper"), for the caller to resolve to a paper; None when the message
     compares nothing, or names a paper on both sides or on neither."""
     sides = _SIDES.search(message) if compares(message) else None
-    if sides is None or bool(named(sides.group("a"))) == bool(named(sides.group("b"))):
+    if sides is None:
         return None
-    side = (sides.group("b") if named(sides.group("a")) else sides.group("a")).strip()
-    described = _DESCRIBED.match(side)
-    return side.rstrip(" ?？.!") if described else None
+    a_named, b_named = bool(named(sides.group("a"))), bool(named(sides.group("b")))
+    if a_named == b_named:
+        return None
+    side = sides.group("b" if a_named else "a").strip()
+    return side.rstrip(" ?？.!") if _DESCRIBED.match(side) else None
 
 
 def is_keyword_query(message: str) -> bool:
