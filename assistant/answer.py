@@ -33,7 +33,7 @@ from assistant.filters import topicless
 from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
 from assistant.index import PaperIndex, venue_text
 from assistant.llm import LLMClient, Turn, resolve_endpoint
-from assistant.mentions import naming_sentence, question_names, without
+from assistant.mentions import as_written, naming_sentence, question_names, without
 from assistant.papers import Paper
 from assistant.result import AnswerResult, Draft, Event, Final, Routed, Sources, Table, Token, Waiting
 from assistant.retrieve import Hit, PaperRetriever, Scope
@@ -242,20 +242,26 @@ class Assistant:
     def route(self, message: str) -> tuple[intent.Route, list[Paper]]:
         """The path for a message (see ``intent.route``) and the papers it
         names, up to a table's worth. A comparison that names one paper and
-        describes the other ("compare HetSyn and the Hebbian STDP paper") is
-        one when the description resolves to another paper: asked as a
-        question about HetSyn, the answer cited HetSyn for the Hebbian
+        describes the other ("compare HetSyn and the Hebbian STDP paper"),
+        or describes both ("AI debate paper vs the board game evaluation
+        paper"), is one when the descriptions resolve to other papers: asked
+        as a question about HetSyn, the answer cited HetSyn for the Hebbian
         paper's finding."""
         papers = self.index.corpus.papers
         named = self.index.corpus.lexical.mentioned
         route = intent.route(message, named)
         chosen = [papers[i] for i in route.papers[: compare.MAX_PAPERS]]
-        side = intent.described_side(message, named) if route.kind == "ask" and len(chosen) == 1 else None
-        other = self.retriever.resolve(side).paper if side else None
-        if other is None or other.key == chosen[0].key:
+        sides = intent.described_sides(message, named) if route.kind == "ask" and len(chosen) <= 1 else []
+        found = [self.retriever.resolve(side).paper for side in sides]
+        others = [p for p in found if p is not None]
+        both = [*chosen, *others]
+        keys = {p.key for p in both}
+        if not sides or len(others) < len(sides) or len(keys) < max(2, len(both)):  # each side another paper
             return route, chosen
-        return intent.Route("compare", f"asks to compare {chosen[0].name} with the paper it describes, {other.name}",
-                            route.papers, aspects=intent.asked_aspects(message, named)), [*chosen, other]
+        described = " and ".join(p.name for p in others)
+        reason = (f"asks to compare {chosen[0].name} with the paper it describes, {described}" if chosen
+                  else f"asks to compare the papers it describes, {described}")
+        return intent.Route("compare", reason, route.papers, aspects=intent.asked_aspects(message, named)), both
 
     def ask(self, question: str, venue: str | None = None, asked: str | None = None,
             keywords: bool = False) -> Iterator[Event]:
@@ -466,7 +472,7 @@ class Assistant:
         model reads; the sentence saying a name the query asks about, when
         the gist does not (see ``mentions.naming_sentence``)."""
         evidence = self.selector.select(query, hits, 1, 0)
-        names = question_names(query, self.index.corpus.lexical.names)
+        names = question_names(as_written(query, [h.paper for h in hits]), self.index.corpus.lexical.names)
         for e in evidence:
             e.chosen = [naming_sentence(e.sentences, names, gist_sentence(e.sentences, e.paper.name))]
         return evidence

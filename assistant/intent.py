@@ -57,6 +57,7 @@ _WANT_TO_KNOW = r"(?:want|need|'d like|would like) to (?:understand|learn about|
 _BRIEF_ME = r"brief me on|catch me up on|fill me in on|walk me through|get me up to speed on"
 #: A summary asked for in so many words: it wins over a list cue ("which papers…? summarize them").
 _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|recap|rundown|round-?up|gist|"
+                 r"sum (?:(?:it|this|that|them|these|those|everything|it all) )?up|"
                  r"(?:a|an|your|short|brief|quick) synthesis|synthesi[sz]e (?:the|these|what|how|it|them)|literature review|consensus|"
                  r"(?:[\w-]+ )?review of (?:the )?(?:research|work|papers|literature|studies)|"
                  r"what are (?:the )?(?:[\w-]+ ){0,4}?papers about|"
@@ -73,9 +74,11 @@ _NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b",
 #: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
 #: behavior", "what's in here about EEG?"): a summary when the message names no paper.
 _TOPIC_CHAT = re.compile(
-    r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research)) (?:on|about|regarding|related to)\b|"
+    r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research)) (?:on|about|regarding|related to|using|"
+    r"that uses?)\b|"
     r"^\s*(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)\b|"
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
+    r"^\s*(?:(?:neurips|iclr|icml)(?: ?'?\d{2,4})?|\d{4}) (?:papers|studies) (?:that|which|on|about|using|with)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
     r"\b(?:" + _KNOWN_ABOUT + r")\b|"
@@ -120,6 +123,7 @@ _REQUEST = re.compile(
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
+    r"sum (?:(?:it|this|that|them|these|those|everything|it all) )?up(?: for (?:me|us))?|"
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?<!\d\d\d\d )(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
@@ -148,7 +152,7 @@ _IDENTIFY = re.compile(
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
-                      r"work(?:ing)? with|focus(?:ing)? on|related to|me)\b)+", re.IGNORECASE)
+                      r"work(?:ing)? with|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
 #: Words the request leaves after its topic ("what are the EEG papers about?").
 _TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
@@ -315,21 +319,47 @@ def compares(message: str) -> bool:
 #: that infers learning rules from behavior"); not a baseline or a method no paper is ("a classical solver").
 _DESCRIBED = re.compile(r"^(?:the|that|this)\b.*?\b(?:paper|model|method|study|work|benchmark|dataset|framework|"
                         r"approach)s?\b", re.IGNORECASE)
+#: Two descriptions set against each other, neither naming a paper ("AI debate paper vs the board game
+#: evaluation paper: …"): only around "vs" or "compared with", where both sides are plainly papers.
+_BOTH_DESCRIBED = re.compile(r"^\s*(?:compare\s+)?(?P<a>[^:;,?？]+?)\s+(?:vs\.?|versus|compared (?:with|to))\s+"
+                             r"(?P<b>[^:;,?？—–]+?)\s*(?:[:;,?？—–]|\s-\s|$)", re.IGNORECASE)
+#: A side that ends as a paper's description does ("AI debate paper", "the mouse scaling study").
+_DESCRIPTION_END = re.compile(r"\b(?:paper|study|work|benchmark|dataset|framework)$", re.IGNORECASE)
+#: Fewest words of a description (its determiner and final noun left out) that may pick a paper:
+#: "the model vs the baseline" describes nothing.
+DESCRIPTION_WORDS = 2
 
 
-def described_side(message: str, named: Callable[[str], list[int]]) -> str | None:
-    """The description a comparison sets against the one paper it names
-    ("compare HetSyn and the Hebbian STDP paper" -> "the Hebbian STDP
-    paper"), for the caller to resolve to a paper; None when the message
-    compares nothing, or names a paper on both sides or on neither."""
+def described_sides(message: str, named: Callable[[str], list[int]]) -> list[str]:
+    """The descriptions a comparison sets against the one paper it names
+    ("compare HetSyn and the Hebbian STDP paper" -> ["the Hebbian STDP
+    paper"]) or against each other when it names none ("AI debate paper vs
+    the board game evaluation paper: where does …" -> both), for the
+    caller to resolve to papers; [] when the message compares nothing, or
+    names a paper on both sides."""
     sides = _SIDES.search(message) if compares(message) else None
     if sides is None:
-        return None
+        return []
     a_named, b_named = bool(named(sides.group("a"))), bool(named(sides.group("b")))
-    if a_named == b_named:
-        return None
-    side = sides.group("b" if a_named else "a").strip()
-    return side.rstrip(" ?？.!") if _DESCRIBED.match(side) else None
+    if a_named != b_named:
+        side = sides.group("b" if a_named else "a").strip()
+        return [side.rstrip(" ?？.!")] if _DESCRIBED.match(side) else []
+    both = None if a_named else _BOTH_DESCRIBED.search(message)
+    if both is None:
+        return []
+    described = [both.group(g).strip() for g in ("a", "b")]
+    if all((_DESCRIBED.match(d) or _DESCRIPTION_END.search(d)) and _described_words(d) >= DESCRIPTION_WORDS
+           for d in described):
+        return described
+    return []
+
+
+def _described_words(description: str) -> int:
+    """The words of a description that say which paper it is: not its
+    determiner nor the noun that says it is a paper."""
+    words = re.findall(r"[\w-]+", description.casefold())
+    return len([w for w in words if w not in {"the", "that", "this", "paper", "study", "work", "model", "method",
+                                              "benchmark", "dataset", "framework", "approach", "one"}])
 
 
 def is_keyword_query(message: str) -> bool:

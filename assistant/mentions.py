@@ -85,6 +85,23 @@ def question_names(question: str, papers: Collection[str] = ()) -> list[str]:
     return unmentioned(question, [], papers)
 
 
+def as_written(topic: str, about: list[Paper]) -> str:
+    """``topic`` with each word that ``about``'s abstracts write only
+    capitalised put as they write it, after a word that starts it, so that
+    ``question_names`` and ``unmentioned`` see the names a user typed in
+    lower case or first: "mamba", or "Mamba" first in "Mamba or state-space
+    backbones", was taken for an ordinary word starting a sentence."""
+    text = " ".join(p.abstract for p in about)
+    written = []
+    for word in re.findall(r"\S+", topic):
+        forms = {m.group(0) for m in re.finditer(_as_word(word), text, re.IGNORECASE)} if word.isalnum() else set()
+        capitalised = {f for f in forms if any(c.isupper() for c in f)}
+        if forms and capitalised == forms and word.casefold() not in STOPWORDS:
+            word = min(capitalised, key=len)  # as the abstracts write it: "Mamba", not "Mambas"
+        written.append(word)
+    return " ".join(["on", *written])
+
+
 def naming_sentence(sentences: list[str], names: list[str], gist: int) -> int:
     """The sentence a paper's listed line quotes: its ``gist`` ("we propose…"),
     unless that says none of the ``names`` the question asks about and a

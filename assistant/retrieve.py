@@ -25,7 +25,7 @@ from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex, VenueFilter, venue_matches, venue_text
 from assistant.lexical import tokenize
-from assistant.mentions import question_names, unmentioned
+from assistant.mentions import as_written, question_names, unmentioned
 from assistant.papers import Paper
 
 Mode = Literal["hybrid", "dense", "lexical"]
@@ -259,10 +259,11 @@ class PaperRetriever(BaseRetriever):
         if len(absent) >= 2 and 2 * len(absent) >= len(words):
             return [h for h in pool if h.named]
         papers = lexical.names
-        asked = question_names(query, papers)  # parsed once, not per paper of the pool
+        written = as_written(query, [h.paper for h in pool])
+        asked = question_names(written, papers)  # parsed once, not per paper of the pool
         short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
-                or (asked and h.score >= min_score / 2 and not unmentioned(query, [h.paper], papers))
+                or (asked and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
                 or (h.score >= min_score / 2 and _repeats(h.paper, short))]
 
     def resolve(self, text: str) -> Resolution:

@@ -697,6 +697,10 @@ def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, serv
         assert not result.abstained and title in {c["title"] for c in result.citations}, question
         if title == "EvoBrain":  # its line quotes the sentence that says Mamba, not its "we present" one
             assert "two-stream Mamba" in result.answer
+    # typed in lower case, or first in the topic, it is still the name the abstract writes
+    for question in ("which papers use mamba?", "which papers use mamba or state-space backbones?"):
+        result = run(assistant.respond(question))[1]
+        assert "EvoBrain" in {c["title"] for c in result.citations}, question
     result = run(assistant.respond("Which papers use Mamba together with XGBoost?"))[1]
     assert "EvoBrain" not in {c["title"] for c in result.citations}  # every name must be used: none uses XGBoost
     assert server.requests == []
@@ -776,6 +780,21 @@ def test_a_comparison_of_a_named_paper_with_a_described_one_compares_them(assist
     # a solver or a baseline is no paper: still a question about the one paper named
     server.set_default(f"{SPINT_FACT} [1].")
     events, _ = run(assistant.respond("how does RIGNO's inference time compare with a classical finite element solver?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "ask"
+
+
+def test_a_comparison_of_two_described_papers_compares_them(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"AI debate paper vs the board game evaluation paper: …" names no
+    paper: it was answered as one question, the model's reply a list of
+    both papers with its own headings. Each description resolves to its
+    paper; descriptions that say no more than "the model" pick none."""
+    server.set_default(compare_replies({}, "Both papers involve human judgments [1][2]."))
+    events, result = run(assistant.respond("the Earth science benchmark vs the urban satellite imagery benchmark - "
+                                           "how many models does each one test?"))
+    assert isinstance(events[0], Routed) and events[0].kind == "compare" and "describes" in events[0].reason
+    assert [p["title"] for p in result.extra["papers"]] == ["Benchmark for the Earth sciences", "CityLens"]
+    server.set_default(f"{SPINT_FACT} [1].")
+    events, _ = run(assistant.respond("the model vs the baseline: which one is faster?"))
     assert isinstance(events[0], Routed) and events[0].kind == "ask"
 
 

@@ -89,6 +89,11 @@ def named(text: str) -> list[int]:
     ("is REVE a 2025 paper?", "list"),
     ("spint venue?", "list"),
     ("is CSBrain ICLR or NeurIPS?", "list"),
+    # 2026-12-06, from 44 fresh dev messages: a question about one paper, and refused
+    ("anything using mamba or state-space backbones? sum it up for me", "summarize"),
+    ("can you sum up the plasticity papers", "summarize"),
+    ("NeurIPS 2025 papers that use fMRI or calcium imaging data?", "summarize"),
+    ("NeurIPS'25 work on multimodal recommendation", "ask"),  # "work": one paper, as before
 ])
 def test_route(message: str, kind: str) -> None:
     assert route(message, named).kind == kind
@@ -174,6 +179,7 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("help me find papers on brain decoding", "brain decoding"),
     ("any work on diffusion models?", "diffusion models"),
     ("looking for work on memory in RL agents", "memory in RL agents"),
+    ("anything using mamba or state-space backbones? sum it up for me", "mamba or state-space backbones"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic

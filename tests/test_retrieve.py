@@ -10,7 +10,7 @@ from assistant.errors import InputError
 from assistant.evaluation import load_gold, retrieval_metrics
 from assistant.index import PaperIndex
 from assistant.intent import route
-from assistant.lexical import LexicalDoc, LexicalIndex
+from assistant.lexical import LexicalDoc, LexicalIndex, tokenize
 from assistant.retrieve import PaperRetriever
 
 from .test_naming import EXPECTED
@@ -32,6 +32,16 @@ def test_a_name_typed_in_lower_case_is_found_though_its_code_link_uses_it(seed_r
     assert [papers[i].name for i in named("rigno vs evobrain: what does the graph look like in each?")] == [
         "RIGNO", "EvoBrain"]
     assert seed_retriever.search("what is rigno?", k=1)[0].paper.name == "RIGNO"
+
+
+def test_a_word_in_another_form_than_the_abstracts_still_matches(seed_retriever: PaperRetriever) -> None:
+    """The stemmer keeps "detector" apart from "detection" and "epilepsy"
+    from "epileptic": a question saying "deepfake detector" matched no
+    abstract word of the face forgery paper but "lora" and was refused."""
+    lexical = seed_retriever.index.corpus.lexical
+    assert lexical.unknown(tokenize("detector hippocampal quantum")) == ["quantum"]
+    top = seed_retriever.search("forgery detector", k=1, mode="lexical")[0].paper
+    assert top.name == "Face forgery detection" and "detector" not in top.abstract.casefold()
 
 
 def test_compare_question_puts_both_papers_on_top(seed_retriever: PaperRetriever) -> None:
