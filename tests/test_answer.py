@@ -688,6 +688,21 @@ def test_a_list_line_quotes_the_sentence_proposing_the_named_method(assistant: A
     assert server.requests == []
 
 
+def test_a_listed_paper_is_quoted_on_the_topic_too(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """A list's line quoted only what each paper is ("we introduce EVNets,
+    a new class of hybrid CNNs…"), not what it says on the topic asked
+    about; it now adds the paper's sentence on it, cited to the paper, when
+    that one says a word of the topic the first does not."""
+    result = run(assistant.respond("which papers deal with adversarial robustness in vision?"))[1]
+    lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert "we introduce Early Vision Networks" in lines["- EVNets"] and "by 9.3% on" in lines["- EVNets"]
+    assert lines["- EVNets"].count("“") == 2
+    result = run(assistant.respond("which papers are about EEG?"))[1]
+    lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert lines["- CSBrain"].count("“") == 1  # "we propose CSBrain, … for generalized EEG decoding" says it
+    assert server.requests == []
+
+
 def test_a_list_of_the_papers_using_a_name_finds_them(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """MiniLM knows no "Mamba" or "GSM8K": the one paper using the name was
     far off in meaning and the list said no paper matched."""
