@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.filters import parse_filters
+from assistant.lexical import tokenize
 
 if TYPE_CHECKING:
     from assistant.retrieve import Scope
@@ -303,10 +304,23 @@ _CARRY_OVER = re.compile(r"^\s*(?:(?:ok(?:ay)?|and|so|also)[,\s]+)?(?:what|how) 
                          re.IGNORECASE)
 
 
+#: A pronoun in a set phrase that asks for a shorter answer, not for an earlier turn's subject.
+_IDIOM = re.compile(r"\b(?:sum (?:it|this|that|them) up|(?:keep|make) it (?:short|brief|quick|simple))\b",
+                    re.IGNORECASE)
+#: Words that say nothing of a subject: "sum it up for me, please" still leans on the last turn.
+_NO_SUBJECT = frozenset(tokenize("me us please pls plz quick quickly brief briefly short now again thanks"))
+
+
 def needs_context(message: str) -> bool:
     """A follow-up that leans on earlier turns ("how does it compare with
-    POCO?", "what about CodeBrain?"); only these pay for a rewrite by the LLM."""
-    return bool(_PRONOUN.search(message) or _CARRY_OVER.search(message))
+    POCO?", "what about CodeBrain?"); only these pay for a rewrite by the LLM.
+    Not for "… sum it up for me" after a topic of its own: rewritten in the
+    UI's chat as a follow-up of a comparison, "anything using mamba…? sum it
+    up for me" listed the comparison's first paper."""
+    rest = _IDIOM.sub(" ", message)
+    if not set(tokenize(rest)) - _NO_SUBJECT:
+        rest = message
+    return bool(_PRONOUN.search(rest) or _CARRY_OVER.search(rest))
 
 
 def compares(message: str) -> bool:

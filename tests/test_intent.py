@@ -139,6 +139,10 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     for follow_up in ("what about CodeBrain?", "ok, how about REVE", "and for POCO?", "same for SPINT", "那 REVE 呢？"):
         assert needs_context(follow_up), follow_up
     assert not needs_context("How did the authors evaluate robustness and what about noise?")
+    # a set phrase's pronoun (2026-12-06, `make run` in a browser: rewritten as a follow-up of a comparison)
+    assert not needs_context("anything using mamba or state-space backbones? sum it up for me")
+    assert not needs_context("what's new on EEG decoding, keep it short")
+    assert needs_context("sum it up") and needs_context("sum it up for me")
 
 
 @pytest.mark.parametrize(("message", "topic"), [
