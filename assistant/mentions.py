@@ -85,21 +85,31 @@ def question_names(question: str, papers: Collection[str] = ()) -> list[str]:
     return unmentioned(question, [], papers)
 
 
+#: A capitalised word right after another: the two are words of a term written in capitals.
+_TITLE_CASED = re.compile(r"[ -][A-Z][a-z]")
+
+
 def as_written(topic: str, about: list[Paper]) -> str:
     """``topic`` with each word that ``about``'s abstracts write only
     capitalised put as they write it, after a word that starts it, so that
     ``question_names`` and ``unmentioned`` see the names a user typed in
     lower case or first: "mamba", or "Mamba" first in "Mamba or state-space
-    backbones", was taken for an ordinary word starting a sentence."""
+    backbones", was taken for an ordinary word starting a sentence. Not a
+    word of a capitalised term ("Spiking Neural Networks (SNNs)"): taken
+    for a name, "spiking" made HetSyn's line quote that sentence."""
     text = " ".join(p.abstract for p in about)
-    written = []
-    for word in re.findall(r"\S+", topic):
-        forms = {m.group(0) for m in re.finditer(_as_word(word), text, re.IGNORECASE)} if word.isalnum() else set()
-        capitalised = {f for f in forms if any(c.isupper() for c in f)}
-        if forms and capitalised == forms and word.casefold() not in STOPWORDS:
-            word = min(capitalised, key=len)  # as the abstracts write it: "Mamba", not "Mambas"
-        written.append(word)
-    return " ".join(["on", *written])
+
+    def written(match: re.Match[str]) -> str:
+        word = match.group(0)
+        found = list(re.finditer(_as_word(word), text, re.IGNORECASE))
+        if word.casefold() in STOPWORDS or any(_TITLE_CASED.match(text, m.end()) for m in found):
+            return word  # a word of a capitalised term, not a name of its own
+        forms = {m.group(0) for m in found}
+        if forms and all(any(c.isupper() for c in f) for f in forms):
+            return min(forms, key=len)  # as the abstracts write it: "Mamba", not "Mambas"
+        return word
+
+    return "on " + re.sub(r"[A-Za-z][A-Za-z0-9]*", written, topic)
 
 
 def naming_sentence(sentences: list[str], names: list[str], gist: int) -> int:

@@ -700,6 +700,10 @@ def test_a_listed_paper_is_quoted_on_the_topic_too(assistant: Assistant, server:
     result = run(assistant.respond("which papers are about EEG?"))[1]
     lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
     assert lines["- CSBrain"].count("“") == 1  # "we propose CSBrain, … for generalized EEG decoding" says it
+    # "Spiking" of "Spiking Neural Networks (SNNs)" is no name: HetSyn's line still starts with what HetSyn is
+    result = run(assistant.respond("which papers are on spiking networks?"))[1]
+    lines = {line.split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert lines["- HetSyn"].startswith("- HetSyn: “To bridge this gap, we introduce HetSyn")
     assert server.requests == []
 
 
