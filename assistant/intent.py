@@ -331,8 +331,8 @@ def compares(message: str) -> bool:
 
 #: A side of a comparison that describes a paper rather than naming it ("the Hebbian STDP paper", "the paper
 #: that infers learning rules from behavior"); not a baseline or a method no paper is ("a classical solver").
-_DESCRIBED = re.compile(r"^(?:the|that|this)\b.*?\b(?:paper|model|method|study|work|benchmark|dataset|framework|"
-                        r"approach)s?\b", re.IGNORECASE)
+_PAPER_NOUNS = ("paper", "model", "method", "study", "work", "benchmark", "dataset", "framework", "approach")
+_DESCRIBED = re.compile(r"^(?:the|that|this)\b.*?\b(?:" + "|".join(_PAPER_NOUNS) + r")s?\b", re.IGNORECASE)
 #: Two descriptions set against each other, neither naming a paper ("AI debate paper vs the board game
 #: evaluation paper: …"): only around "vs" or "compared with", where both sides are plainly papers.
 _BOTH_DESCRIBED = re.compile(r"^\s*(?:compare\s+)?(?P<a>[^:;,?？]+?)\s+(?:vs\.?|versus|compared (?:with|to))\s+"
@@ -372,8 +372,7 @@ def _described_words(description: str) -> int:
     """The words of a description that say which paper it is: not its
     determiner nor the noun that says it is a paper."""
     words = re.findall(r"[\w-]+", description.casefold())
-    return len([w for w in words if w not in {"the", "that", "this", "paper", "study", "work", "model", "method",
-                                              "benchmark", "dataset", "framework", "approach", "one"}])
+    return len([w for w in words if w not in {"the", "that", "this", "one", *_PAPER_NOUNS}])
 
 
 def is_keyword_query(message: str) -> bool:
