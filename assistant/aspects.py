@@ -13,7 +13,10 @@ import re
 
 from assistant.mentions import says
 
-_INTRO = re.compile(r"\b(?:we|this (?:paper|work))\b[^.]{0,160}?\b(?:propose|introduce|present|develop|design|build|formalize|study|investigate)", re.IGNORECASE)
+_INTRO = re.compile(r"\b(?:we|this (?:paper|work|study|article))\b[^.]{0,160}?\b(?:propos(?:e|es|ed|ing)\b|introduc(?:e|es|ed|ing)\b|present|develop|design|build|formalize|study|investigate)", re.IGNORECASE)
+#: A sentence whose subject is the authors ("Here, we leveraged…", "We relate…"): the paper's own
+#: step where no sentence proposes or introduces anything.
+_WE = re.compile(r"^(?:[^,.]{0,40},\s*|here\s+)?we\b", re.IGNORECASE)
 #: Aspect -> (cue pattern, where it may occur: "before"/"after" the intro sentence, or "any").
 ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
     "problem": (re.compile(r"\b(?:challeng|however|lack|struggle|limit|remain|fail|overlook|difficult|gap|problem|unclear|hinder|bottleneck|rare|underexplored)", re.IGNORECASE), "before"),
@@ -51,12 +54,14 @@ ASPECT_CUES: dict[str, re.Pattern[str]] = {
 }
 
 
-def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
-    """For one abstract: the index of its sentence for each aspect, or None.
-    Among qualifying sentences the one with most cues wins; ties go to the
-    one nearest the "we propose" sentence for the problem, the last one for
-    results (abstracts close on their headline result), else the first."""
-    intro = next((i for i, s in enumerate(sentences) if _INTRO.search(s)), None)
+def aspect_sentences(sentences: list[str], name: str = "") -> dict[str, int | None]:
+    """For one abstract (of the paper called ``name``): the index of its
+    sentence for each aspect, or None. Among qualifying sentences the one
+    with most cues wins; ties go to the one nearest the "we propose"
+    sentence for the problem, the last one for results (abstracts close on
+    their headline result), else the first; the approach is the sentence
+    naming the paper where several propose something (see ``gist_sentence``)."""
+    intro = _own_step(sentences)
     chosen: dict[str, int | None] = {}
     for aspect, (cue, where) in ASPECTS.items():
         # problem and approach sentences are not reused; one sentence may state both data and results
@@ -68,7 +73,23 @@ def aspect_sentences(sentences: list[str]) -> dict[str, int | None]:
         scored = [(len(cue.findall(sentences[i])), i) for i in allowed]
         scored = [(hits, i if aspect in ("problem", "evaluation and results") else -i) for hits, i in scored if hits]
         chosen[aspect] = abs(max(scored)[1]) if scored else None
+    if name or chosen["approach"] is None:  # "We relate a Hebbian STDP rule to …": no verb of _INTRO
+        gist = gist_sentence(sentences, name)
+        chosen["approach"] = gist if gist != chosen["problem"] and (gist == intro or _INTRO.search(sentences[gist])) \
+            else chosen["approach"]
     return chosen
+
+
+def _own_step(sentences: list[str]) -> int | None:
+    """The first sentence saying what the paper does: one that proposes or
+    introduces something, else the first one whose subject is "we" (3 of the
+    38 seeds propose nothing in those words: "Here we leveraged a dataset of
+    3.3 million neurons…")."""
+    for pattern in (_INTRO, _WE):
+        found = next((i for i, s in enumerate(sentences) if pattern.search(s)), None)
+        if found is not None:
+            return found
+    return None
 
 
 def gist_sentence(sentences: list[str], name: str = "") -> int:
@@ -76,8 +97,9 @@ def gist_sentence(sentences: list[str], name: str = "") -> int:
     sentence, the one naming the paper where several propose something
     ("we study such problems under DP" ... "we develop RaCO-DP, a DP
     variant of SGDA": 5 of the 38 seeds open on a study or an analysis
-    before the method they name), else the first one (abstracts that open
-    with their claim)."""
+    before the method they name), else the first one whose subject is
+    "we", else the first one (abstracts that open with their claim)."""
     intros = [i for i, s in enumerate(sentences) if _INTRO.search(s)]
     named = [i for i in intros if name and says(sentences[i], name)]
-    return (named or intros or [0])[0]
+    own = _own_step(sentences)
+    return (named or intros or [0 if own is None else own])[0]

@@ -62,7 +62,8 @@ SYNONYMS = {
     "evaluation and results": "evaluation and results", "performance": "evaluation and results",
     "approach": "approach", "method": "approach", "methods": "approach", "framework": "approach",
     "model": "approach", "model type": "approach", "type of model": "approach", "kind of model": "approach",
-    "method type": "approach", "type of method": "approach",
+    "method type": "approach", "type of method": "approach", "contribution": "approach", "contributions": "approach",
+    "key idea": "approach", "idea": "approach", "novelty": "approach",
     "problem": "problem", "motivation": "problem",
     "limitation": "limitations or scope", "limitations": "limitations or scope", "scope": "limitations or scope",
     "limitations or scope": "limitations or scope",
@@ -309,7 +310,7 @@ def extract(papers: list[Paper], aspects: list[str],
     columns = []
     for paper in papers:
         sents, vectors = sentence_vectors(paper)
-        cued = aspect_sentences(sents)
+        cued = aspect_sentences(sents, paper.name)
         column = []
         for aspect in aspects:
             default = default_aspect(aspect)

@@ -15,7 +15,7 @@ import pytest
 
 from assistant import compare, prompts
 from assistant.answer import Assistant, Final, Routed, Sources, Table, Token
-from assistant.aspects import aspect_sentences
+from assistant.aspects import aspect_sentences, gist_sentence
 from assistant.errors import InputError, NotFound
 from assistant.index import PaperIndex
 from assistant.papers import Paper
@@ -399,6 +399,24 @@ def test_a_data_driven_method_is_not_the_data() -> None:
     sents = ["We propose FooNet, a decoder.", "This allows flexible, data-driven inference of learning rules.",
              "We applied FooNet to a large behavioral dataset from mice."]
     assert aspect_sentences(sents)["data"] == 2
+
+
+def test_the_approach_is_the_papers_own_step_in_any_words() -> None:
+    """"Introducing" proposes as "we introduce" does, and an abstract that
+    proposes in no such words ("We relate a Hebbian … rule to …") still
+    has its approach and its gist: the first sentence whose subject is
+    "we", not the field's opening sentence. Where several sentences propose
+    something, the approach is the one naming the paper."""
+    sents = ["Krotov and Hopfield (2021) proposed a two-layer associative memory.",
+             "We overcome this limitation by introducing a novel associative memory network.",
+             "Thus, we achieve much higher capacity."]
+    assert aspect_sentences(sents)["approach"] == gist_sentence(sents) == 1
+    sents = ["Hebbian learning is a key principle of learning in the brain.",
+             "We relate a Hebbian plasticity rule to noisy gradient descent.", "The rule converges fast."]
+    assert aspect_sentences(sents)["approach"] == gist_sentence(sents) == 1
+    sents = ["Plasticity rules remain unknown.", "Here, we formalize these principles as a latent law.",
+             "To capture this law, we introduce STEER, a dual-timescale model.", "STEER fits rat recordings."]
+    assert aspect_sentences(sents, "STEER")["approach"] == gist_sentence(sents, "STEER") == 2
 
 
 def test_a_question_asked_of_each_paper_gets_its_named_method_and_its_two_closest_sentences(
