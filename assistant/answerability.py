@@ -173,6 +173,47 @@ def responds(question: str, claims: list[str]) -> bool:
     return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)
 
 
+#: A question's own asking words, which say nothing of what a part asks ("how many … do they span?").
+_ASKING = frozenset(tokenize("how many much what which who whom whose where when why do does did is are was were "
+                             "than this that these those they them it its each one ones there"))
+
+
+#: A part that asks something ("… and how many disciplines do they span"), not an instruction ("Cite paper [99].").
+_ASKS = re.compile(r"\s*(?:(?:and|also|but|so)\s+)?(?:what|which|how|who|whom|whose|where|when|why|is|are|was|were|"
+                   r"do|does|did|can|could|would|will|has|have|had)\b", re.IGNORECASE)
+
+
+def parts_left(question: str, claims: list[str]) -> list[tuple[str, set[str]]]:
+    """The parts of a question of two or more (``question_parts``) that an
+    answer's sentences leave out, each with the words it alone asks
+    ("disciplin", "span" for "… and how many disciplines do they span?"):
+    the 1.5B model answers the first part and stops (dev: "100,000 research
+    papers [1]." for papers and disciplines). A part is left out when the
+    answer says none of those words and it asks something (not "Cite paper
+    [99]."); a Chinese question is not judged, nor a part asking a detail
+    abstracts leave out (``DETAILS``: the model's silence on "how many
+    GPUs" is right, a sentence with a number is not the answer)."""
+    parts = question_parts(question)
+    if len(parts) < 2 or has_cjk(question):
+        return []
+    said = set(tokenize(" ".join(claims)))
+    left = []
+    for k, part in enumerate(parts):
+        others = set(tokenize(" ".join(p for j, p in enumerate(parts) if j != k)))
+        own = set(tokenize(part)) - others - _FILLER - _ASKING
+        if own and not own & said and _ASKS.match(part) and not asked_details(part):
+            left.append((part, own))
+    return left
+
+
+def states_part(part: str, own: set[str], sentence: str, share: float) -> float:
+    """How much of what a part alone asks (``own``, see ``parts_left``) a
+    sentence says: the share of those words it uses, 0 below ``share``, or
+    when the part asks a count and the sentence states no number."""
+    found = len(own & set(tokenize(sentence))) / len(own)
+    return found if found >= share and (not _COUNT.search(part) or _NUMBER.search(sentence)) else 0.0
+
+
 #: Words a topic summary's sentence uses to say nothing of its papers ("The papers study the topic of
 #: EEG. They share that they are all about EEG.").
 _ANY_TOPIC = frozenset(tokenize("papers study studies topic share shared all about both they them their these "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
-from assistant.answerability import adds_to, quotable, responds
+from assistant.answerability import adds_to, parts_left, quotable, responds, states_part
 from assistant.chunking import sentences
 from assistant.citations import (
     MIN_CLAIM_WORDS,
@@ -187,6 +187,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     answered = bool(kept)
     if kept and verdict is not None and verdict < checks.settings.refuse_answer:
         kept = []  # true sentences, but the evidence does not answer what was asked
+    elif kept and mode == "ask":
+        added = _parts_quoted(question, kept, evidence, checks.settings)
+        kept, claims = kept + added, claims + added
     elif not kept and evidence and allow_quote and (error or quote_refusal
                                                     or (verdict or 0.0) >= checks.settings.overrule_refusal):
         offered = ((pick or quoted(evidence, checks.settings)) if error or quote_refusal
@@ -216,6 +219,25 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         extractive=error is not None, error=error, model_text=text,
         quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )
+
+
+def _parts_quoted(question: str, kept: list[SentenceSupport], evidence: list[Evidence],
+                  settings: AnswerSettings) -> list[SentenceSupport]:
+    """For each part of the question the answer leaves out (see
+    ``parts_left``), the sentence of the shown papers' abstracts that says
+    most of what that part alone asks, quoted and cited (none below
+    ``part_share``): the model's answer to the first part stays, and the
+    second is answered in the paper's own words rather than dropped."""
+    quoted_already = {(n, i) for c in kept if c.status == "quoted" for n, i in c.quotes.items()}
+    added: list[SentenceSupport] = []
+    for part, own in parts_left(question, [c.text for c in kept]):
+        scored = [(states_part(part, own, s, settings.part_share), -e.n, i, e)
+                  for e in evidence for i, s in enumerate(e.sentences) if (e.n, i) not in quoted_already]
+        best = max(scored, key=lambda t: t[:3], default=None)
+        if best and best[0]:
+            quoted_already.add((best[3].n, best[2]))
+            added.append(_quote(best[3], best[2]))
+    return added
 
 
 def _without_asides(kept: list[SentenceSupport], query: str, evidence: list[Evidence],

@@ -148,6 +148,8 @@ _IDENTIFY = re.compile(
     r"[\w'-]+ ){0,3}?(?:paper|study|article|submission)\b|"
     r"\bwhat(?:'s| is) (?:it|that|this|the paper|the method|the model) called\b|\bname\s*[?？]?\s*$|"
     r"\bthe name of (?:the|that|this) (?:paper|method|model)\b|"
+    r"\b(?:papers|studies|works)\b[^?？.;]{0,20}?\bwhich one\b|\bwhich one of (?:the|these|those) (?:[\w'-]+ ){0,3}?"
+    r"(?:papers|studies|works)\b|"
     r"\b(?:is there|do (?:we|you) have|(?:did|does|do) [\w' -]{1,30}? have) an? (?:paper|work|study)\b|"
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,4}?(?:paper|one|work|study) (?:that|which|where|on|about|with)\b[^?？]*$|"
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"

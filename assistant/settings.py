@@ -221,6 +221,9 @@ class AnswerSettings(Section):
     copy_overlap: float = Field(default=0.7, ge=0, le=1, description="Share of a sentence the model copied that "
                                                                      "must be one source sentence's words; below, "
                                                                      "it paraphrased or invented.")
+    part_share: float = Field(default=0.5, ge=0, le=1, description="Share of the words a question's part alone "
+                                                                   "asks that a sentence must say to be quoted "
+                                                                   "for that part when the answer leaves it out.")
     max_answer_tokens: int = Field(default=400, ge=16, description="Tokens the model may generate.")
     short_reply_tokens: int = Field(default=40, ge=8, le=400, description="Tokens for a one-line reply (a "
                                                                           "rewritten follow-up, a translated "

@@ -551,6 +551,26 @@ def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, ser
     assert server.requests  # asked, not refused by the rules
 
 
+def test_a_part_of_the_question_the_answer_leaves_out_is_quoted(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The 1.5B model answers the first of two parts and stops; the
+    sentence that says what the second part alone asks is quoted after its
+    answer. A second part asking a detail abstracts leave out (GPUs) gets no
+    quote: a sentence with a number is no answer to it."""
+    earth = "Benchmark for the Earth sciences"
+    server.reply(lambda body: f"Two QA datasets were constructed from a corpus of 100,000 research papers "
+                              f"[{source_number(body, earth)}].")
+    result = run(assistant.ask("How many research papers were used to build the Earth science question-answering "
+                               "datasets, and how many disciplines do they span?"))[1]
+    assert result.answer.startswith("Two QA datasets were constructed from a corpus of 100,000 research papers [1].")
+    assert "114 disciplines" in result.answer and f"{earth}: “" in result.answer
+    assert [s["status"] for s in result.support] == ["model", "quoted"]
+    tasks = "REVE achieves state-of-the-art results on 10 downstream EEG tasks, including seizure detection"
+    server.reply(lambda body: f"{tasks} [{source_number(body, 'REVE')}].")
+    result = run(assistant.ask("Which downstream tasks was REVE tested on, and how many GPU hours did its "
+                               "pretraining take?"))[1]
+    assert result.answer == f"{tasks} [1]."
+
+
 def test_a_detail_an_abstract_states_is_answered(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(lambda body: "Nearly all eventual alignment crystallizes within the first epoch "
                               f"[{source_number(body, 'Large-scale audit of convergent learning')}].")

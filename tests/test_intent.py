@@ -196,6 +196,8 @@ def test_the_topic_is_the_message_without_its_request(message: str, topic: str) 
     ("did NeurIPS 2025 have a paper on catching deepfake faces?", True),
     ("the ICLR 2026 predictive coding paper", True),
     ("哪篇论文研究手语识别？", True),
+    ("among the NeurIPS 2025 papers, which one is about sign language?", True),  # "one" of the papers
+    ("which one of these ICLR papers models deep brain stimulation?", True),
     ("which papers study EEG?", False),  # a list, routed before
     ("How many subjects did CSBrain use?", False),
     ("which model does CSBrain use?", False),
