@@ -73,10 +73,10 @@ def aspect_sentences(sentences: list[str], name: str = "") -> dict[str, int | No
         scored = [(len(cue.findall(sentences[i])), i) for i in allowed]
         scored = [(hits, i if aspect in ("problem", "evaluation and results") else -i) for hits, i in scored if hits]
         chosen[aspect] = abs(max(scored)[1]) if scored else None
-    if name or chosen["approach"] is None:  # "We relate a Hebbian STDP rule to …": no verb of _INTRO
+    if intro is not None and (name or chosen["approach"] is None):  # "We relate a Hebbian STDP rule to …"
         gist = gist_sentence(sentences, name)
-        chosen["approach"] = gist if gist != chosen["problem"] and (gist == intro or _INTRO.search(sentences[gist])) \
-            else chosen["approach"]
+        if gist != chosen["problem"]:
+            chosen["approach"] = gist
     return chosen
 
 
@@ -85,11 +85,13 @@ def _own_step(sentences: list[str]) -> int | None:
     introduces something, else the first one whose subject is "we" (3 of the
     38 seeds propose nothing in those words: "Here we leveraged a dataset of
     3.3 million neurons…")."""
-    for pattern in (_INTRO, _WE):
-        found = next((i for i, s in enumerate(sentences) if pattern.search(s)), None)
-        if found is not None:
-            return found
-    return None
+    found = _first(_INTRO, sentences)
+    return found if found is not None else _first(_WE, sentences)
+
+
+def _first(pattern: re.Pattern[str], sentences: list[str]) -> int | None:
+    """The index of the first sentence ``pattern`` finds, or None."""
+    return next((i for i, s in enumerate(sentences) if pattern.search(s)), None)
 
 
 def gist_sentence(sentences: list[str], name: str = "") -> int:
@@ -101,5 +103,4 @@ def gist_sentence(sentences: list[str], name: str = "") -> int:
     "we", else the first one (abstracts that open with their claim)."""
     intros = [i for i, s in enumerate(sentences) if _INTRO.search(s)]
     named = [i for i in intros if name and says(sentences[i], name)]
-    own = _own_step(sentences)
-    return (named or intros or [0 if own is None else own])[0]
+    return (named or intros or [_first(_WE, sentences) or 0])[0]
