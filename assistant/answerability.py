@@ -29,7 +29,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from assistant.crosslingual import has_cjk
+from assistant import prompts
+from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import name_keys, tokenize
 from assistant.mentions import unmentioned
@@ -161,16 +162,25 @@ def responds(question: str, claims: list[str]) -> bool:
     number ("SnS was applied to biological vision" for "how many macaque
     neurons…"; a question that also asks something else, "…了解多少的那篇研究，
     用了什么工具…？最后定位到哪类组件？", may be answered without one). A
-    Chinese sentence is not judged on its words: they are
-    not tokenized. Such a reply is no answer: the quoted sentences or the
-    refusal take its place, as after a refusal."""
+    Chinese sentence, not tokenized, is judged on its characters: "…用符号一致
+    性来近似生物学原则是" for "…来近似哪条生物学原则？" adds only a copula; nor does
+    the prompt's instruction said back ("答案在 Chinese， citing sources as"). Such a
+    reply is no answer: the quoted sentences or the refusal take its place,
+    as after a refusal."""
     if not claims:
         return False
     counts = [bool(_COUNT.search(clause)) for clause in question_parts(question)]
     if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
         return False  # only when every part asks a count: the answer to another part may hold no number
-    asked = set(tokenize(question)) | _FILLER
-    return any(has_cjk(c) or set(tokenize(c)) - asked for c in claims)
+    asked = set(tokenize(question)) | _FILLER | _INSTRUCTED
+    return any(set(tokenize(c)) - asked or set(CJK.findall(c)) - set(question) - _CJK_FILLER for c in claims)
+
+
+#: The answer prompt's own instruction ("Answer in Chinese, citing sources as [n].") said back is no answer.
+_INSTRUCTED = frozenset(tokenize(re.sub(r"\{\w+\}", " ", prompts.ASK.splitlines()[-1]) + " Chinese English"))
+
+#: Chinese characters that say nothing a question does not: copulas, particles, measure words, "the answer", "paper".
+_CJK_FILLER = frozenset("是的了在中和与及为有这那其该此个篇种项论文答案研究作者即也就所被以")
 
 
 #: A question's own asking words, which say nothing of what a part asks ("how many … do they span?").

@@ -205,6 +205,10 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         if kept[0].lead == "":
             kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]
+    if kept and has_cjk(question) and all(c.status == "quoted" for c in kept):
+        # the quotes stay English, as in a list answer: the lead says so in the user's language
+        lead = SentenceSupport(text=prompts.QUOTED_LEAD_CHINESE, cited=[], status="quoted")
+        claims, kept = [lead, *claims], [lead, *kept]
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}

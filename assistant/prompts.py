@@ -141,9 +141,11 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
     """'[n] Name (Venue): excerpt' lines, one per source."""
     return "\n".join(f"[{n}] {name} ({venue}): {text}" for n, name, venue, text in blocks)
 
-#: What a compare-table cell says when an abstract is silent on the aspect.
 #: Above a list answer to a question in Chinese: the lines quote English abstracts, so say so in the user's language.
 LIST_LEAD_CHINESE = "找到 {count} 篇相关论文，下面每篇引用其英文摘要的原句："
+#: Above a quoted answer to a question in Chinese, for the same reason.
+QUOTED_LEAD_CHINESE = "以下引用英文摘要的原句："
+#: What a compare-table cell says when an abstract is silent on the aspect.
 NOT_STATED = "not stated"
 #: Answers about the collection itself and to small talk: from the index, never the model.
 #: Answers about the collection and a paper's record, from the index with no model, in the

@@ -1295,6 +1295,24 @@ def test_a_reply_that_says_the_question_back_is_no_answer(assistant: Assistant, 
     assert not result.quoted and result.answer == "EVNets exhibit a stronger emergent shape bias [1]."
 
 
+def test_a_chinese_reply_that_says_the_question_back_gives_way_to_a_quote(assistant: Assistant,
+                                                                        server: ScriptedOpenAI) -> None:
+    """Chinese is judged on its characters: "…增强了感知倾向" for "…增强了哪种感知倾向？"
+    adds nothing, so the sentence the model then copies is quoted, under a
+    Chinese lead that says the quote is the English abstract's."""
+    question = "EVNets 除了鲁棒性之外，还增强了哪种感知倾向？"
+    server.reply("EVNets 除了鲁棒性之外，还增强了感知倾向 [1]。")
+    server.judgement = 0.9
+    server.reply(lambda body: next(s for s in re.split(r"(?<=\.) ", body["messages"][-1]["content"])
+                                   if "shape bias" in s).split("): ")[-1])
+    result = run(assistant.ask(question))[1]
+    assert result.quoted and result.answer.startswith(prompts.QUOTED_LEAD_CHINESE) and "shape bias" in result.answer
+    server.reply("EVNets 还增强了形状偏好（shape bias）[1]。")  # an answer: it stands, in Chinese
+    server.judgement = 0.9
+    result = run(assistant.ask(question))[1]
+    assert not result.quoted and result.answer == "EVNets 还增强了形状偏好（shape bias） [1]。"
+
+
 def test_a_count_answered_without_a_number_is_no_answer() -> None:
     """"How many …?" answered in words only ("SnS was applied to biological
     vision") says nothing of the count; "how much each branch contributes"
@@ -1308,7 +1326,14 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert not responds("which cancer types and which drugs were in the patient cohorts DeepSADR was evaluated on?",
                         ["DeepSADR was evaluated on several cancer types and drugs."])  # a vague amount names none
     assert responds("which cancer types was DeepSADR evaluated on?", ["DeepSADR was evaluated on several lung cancers."])
-    assert responds("这个模型的性能怎么变？", ["模型参数加大之后性能变好。"])  # Chinese is not judged on its words
+    assert responds("这个模型的性能怎么变？", ["模型参数加大之后性能变好。"])
+    # Chinese is judged on its characters: the question said back with "是" added answers nothing
+    question = "那篇论文用符号一致性来近似哪条生物学原则？"
+    assert not responds(question, ["那篇论文用符号一致性来近似生物学原则是。"])
+    assert responds(question, ["那篇论文用符号一致性来近似戴尔定律。"])
+    assert responds(question, ["它近似 Dale's law。"])
+    assert not responds("RIGNO 的代码放在哪个 GitHub 组织下？", ["RIGNO 的代码放在 RIGNO GitHub 组织下。"])
+    assert not responds("那篇论文用什么误差指标？", ["答案在 Chinese， citing sources as。"])  # the prompt's instruction said back
     assert responds("CSBrain 一共在多少个任务上做了实验？", ["CSBrain 在11个脑电任务上做了实验。"])
     assert responds("REVE 用了多少小时的数据？", ["REVE 用了六万小时的脑电数据。"])
     assert not responds("REVE 用了多少小时的数据？", ["REVE 用了大量的脑电数据。"])
