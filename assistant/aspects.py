@@ -22,7 +22,7 @@ ASPECTS: dict[str, tuple[re.Pattern[str], str]] = {
     "problem": (re.compile(r"\b(?:challeng|however|lack|struggle|limit|remain|fail|overlook|difficult|gap|problem|unclear|hinder|bottleneck|rare|underexplored)", re.IGNORECASE), "before"),
     "approach": (_INTRO, "any"),
     "data": (re.compile(r"\b(?:datasets?|data\b(?!-)|recordings|subjects|hours|corpus|benchmarks?|cells|neurons|images|scenes|samples|cities|participants|judges|tissues)", re.IGNORECASE), "after"),
-    "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:find|show|demonstrate))", re.IGNORECASE), "after"),
+    "evaluation and results": (re.compile(r"\b(?:outperform|state-of-the-art|achiev|improv|surpass|accuracy|results? (?:show|demonstrate|reveal)|experiments? (?:show|demonstrate|reveal|on)|we (?:\w+ly )?(?:find|show|demonstrate))", re.IGNORECASE), "after"),
     "limitations or scope": (re.compile(r"\b(?:(?:is|are) limited to|restricted to|only (?:works|applies|considers)|cannot|future work|we leave|not yet|does not (?:generalize|scale|apply)|fails? to)", re.IGNORECASE), "after"),
 }
 

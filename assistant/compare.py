@@ -278,6 +278,14 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     return int(np.argmax(score))
 
 
+def _names_default(aspect: str) -> bool:
+    """Whether the aspect is a default one in so many words ("limitations",
+    "results"), not a kind of one ("theoretical result"): its cue words
+    alone decide, for "limitations" in a user's words would take "To
+    address these limitations, we propose…", the prior work's."""
+    return " ".join(aspect.casefold().split()) in SYNONYMS
+
+
 def _aspect_words(aspect: str) -> set[str]:
     """An aspect's stemmed words that a sentence must say, "number of" and
     the like left out (all of them when that leaves none)."""
@@ -305,8 +313,7 @@ def extract(papers: list[Paper], aspects: list[str],
             sentence_vectors: Callable[[Paper], tuple[list[str], np.ndarray]],
             embed: Callable[[list[str]], np.ndarray], settings: CompareSettings) -> Grid:
     """The extractive table: each paper's sentence for each aspect, or none."""
-    custom = [a for a in aspects if default_aspect(a) is None]
-    custom_vectors = dict(zip(custom, embed(custom), strict=True)) if custom else {}
+    aspect_vectors = dict(zip(aspects, embed(aspects), strict=True)) if aspects else {}
     columns = []
     for paper in papers:
         sents, vectors = sentence_vectors(paper)
@@ -314,8 +321,10 @@ def extract(papers: list[Paper], aspects: list[str],
         column = []
         for aspect in aspects:
             default = default_aspect(aspect)
-            i = cued[default] if default else _custom_sentence(aspect, sents, vectors, custom_vectors[aspect],
-                                                                        settings)
+            i = cued[default] if default else None
+            if i is None and not _names_default(aspect):
+                # "theoretical result": no results cue after "we propose", but "rigorously prove" says it
+                i = _custom_sentence(aspect, sents, vectors, aspect_vectors[aspect], settings)
             column.append(Cell(paper.paper_id, i, sents[i] if i is not None else ""))
         columns.append(column)
     return Grid(papers, aspects, [list(row) for row in zip(*columns, strict=True)])

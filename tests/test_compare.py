@@ -419,6 +419,18 @@ def test_the_approach_is_the_papers_own_step_in_any_words() -> None:
     assert aspect_sentences(sents, "STEER")["approach"] == gist_sentence(sents, "STEER") == 2
 
 
+def test_a_default_aspect_whose_cues_find_nothing_is_looked_for_in_the_users_words(assistant: Assistant) -> None:
+    """"theoretical result" names the results aspect, whose cue words the
+    Hebbian STDP abstract never uses after its own step; the sentence that
+    "rigorously proves" convergence states it all the same. A result stated
+    with an adverb ("we empirically demonstrate") is a result too."""
+    by_name = {p.name: p for p in assistant.index.papers()}
+    papers = [by_name["Hebbian spike-timing-dependent plasticity rule"], by_name["Different classes of agent memory"]]
+    rows = compare.table(assistant.selector, papers, ["theoretical result", "results"], CompareSettings()).to_json()
+    assert "rigorously prove" in rows[0]["cells"][0]["quote"]
+    assert "empirically demonstrate the importance" in rows[1]["cells"][1]["quote"]
+
+
 def test_a_question_asked_of_each_paper_gets_its_named_method_and_its_two_closest_sentences(
         assistant: Assistant) -> None:
     """Each paper's line is its sentence naming its method (AGM's abstract
