@@ -77,7 +77,7 @@ def default_aspect(aspect: str) -> str | None:
     "problem addressed", "method used"). A sentence stating the problem
     comes before the "we propose" one, where a user's own aspect is never
     looked for, so "problem addressed" found no sentence (4 of 4 dev cells)."""
-    folded = " ".join(aspect.casefold().split())
+    folded = _fold(aspect)
     if folded in SYNONYMS:
         return SYNONYMS[folded]
     words = folded.split()
@@ -88,6 +88,11 @@ def default_aspect(aspect: str) -> str | None:
     if words[0] in SYNONYMS and all(w.endswith(("ed", "en")) for w in words[1:]):
         return SYNONYMS[words[0]]
     return None
+
+
+def _fold(aspect: str) -> str:
+    """An aspect as ``SYNONYMS`` spells it: case-folded, single-spaced."""
+    return " ".join(aspect.casefold().split())
 
 
 #: Words of an aspect that no sentence needs to repeat ("number of subjects").
@@ -283,7 +288,7 @@ def _names_default(aspect: str) -> bool:
     "results"), not a kind of one ("theoretical result"): its cue words
     alone decide, for "limitations" in a user's words would take "To
     address these limitations, we propose…", the prior work's."""
-    return " ".join(aspect.casefold().split()) in SYNONYMS
+    return _fold(aspect) in SYNONYMS
 
 
 def _aspect_words(aspect: str) -> set[str]:
@@ -313,7 +318,8 @@ def extract(papers: list[Paper], aspects: list[str],
             sentence_vectors: Callable[[Paper], tuple[list[str], np.ndarray]],
             embed: Callable[[list[str]], np.ndarray], settings: CompareSettings) -> Grid:
     """The extractive table: each paper's sentence for each aspect, or none."""
-    aspect_vectors = dict(zip(aspects, embed(aspects), strict=True)) if aspects else {}
+    looked_up = [a for a in aspects if not _names_default(a)]  # the only ones _custom_sentence may read
+    aspect_vectors = dict(zip(looked_up, embed(looked_up), strict=True)) if looked_up else {}
     columns = []
     for paper in papers:
         sents, vectors = sentence_vectors(paper)
