@@ -209,6 +209,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         # the quotes stay English, as in a list answer: the lead says so in the user's language
         lead = SentenceSupport(text=prompts.QUOTED_LEAD_CHINESE, cited=[], status="quoted")
         claims, kept = [lead, *claims], [lead, *kept]
+    elif kept and has_cjk(question):
+        original = _original(kept, evidence)
+        claims, kept = claims + original, kept + original
     abstained = not kept and not built
     order = numbering(kept + built)
     renumbered = order | {e.n: len(order) + i for i, e in enumerate((e for e in evidence if e.n not in order), 1)}
@@ -293,6 +296,25 @@ def _repeated(claims: list[SentenceSupport]) -> set[int]:
             again.add(id(claim))
         said.add(key)
     return again
+
+
+def _original(kept: list[SentenceSupport], evidence: list[Evidence]) -> list[SentenceSupport]:
+    """Under a Chinese answer, the English sentence of its first cited
+    source that is closest to the question, quoted after "原文：": the
+    1.5B model's translations drop or change what was asked ("temporal
+    memory buffer" became "缓冲和记忆", "Dale's law" was not said), and the
+    researcher can check the translation against the paper's words. None
+    when that sentence is quoted already."""
+    n = next((c.cited[0] for c in kept if c.cited), None)
+    source = next((e for e in evidence if e.n == n and e.chosen), None)
+    if source is None:
+        return []
+    best = source.best_sentences()[0][1]
+    if any(c.quotes.get(source.n) == best for c in kept if c.status == "quoted"):
+        return []
+    quote = _quote(source, best)
+    quote.text, quote.lead = prompts.ORIGINAL_CHINESE + quote.text, "\n\n"
+    return [quote]
 
 
 def _names_source(kept: list[SentenceSupport], evidence: list[Evidence]) -> bool:

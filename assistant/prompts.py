@@ -145,6 +145,8 @@ def format_sources(blocks: list[tuple[int, str, str, str]]) -> str:
 LIST_LEAD_CHINESE = "找到 {count} 篇相关论文，下面每篇引用其英文摘要的原句："
 #: Above a quoted answer to a question in Chinese, for the same reason.
 QUOTED_LEAD_CHINESE = "以下引用英文摘要的原句："
+#: Before the English sentence quoted under a Chinese answer: the paper's own words.
+ORIGINAL_CHINESE = "原文："
 #: What a compare-table cell says when an abstract is silent on the aspect.
 NOT_STATED = "not stated"
 #: Answers about the collection itself and to small talk: from the index, never the model.
