@@ -238,10 +238,10 @@ _LISTING = {"summarize", "list"}
 
 
 def _self_cited(result: Any) -> tuple[int, int]:
-    """Built per-paper lines ("Name: “…” [n]") and how many cite their own paper."""
+    """Built per-paper lines ("Name: “…” [n]", "原文：Name: “…” [n]") and how many cite their own paper."""
     lines = [s for s in result.support if s["status"] == "quoted" and ": “" in s["sentence"]]
-    own = sum(1 for s in lines if s["citations"]
-              and result.citations[s["citations"][0] - 1]["title"] == s["sentence"].split(": “")[0])
+    own = sum(1 for s in lines if s["citations"] and result.citations[s["citations"][0] - 1]["title"]
+              == s["sentence"].split(": “")[0].removeprefix(prompts.ORIGINAL_CHINESE))
     return len(lines), own
 
 
@@ -285,7 +285,9 @@ def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: 
         "copied": result.extra.get("copied"),
         "cut": result.extra.get("cut", False),
         "facts_in_draft": facts_found(draft, q.facts),
-        "language_ok": not result.abstained and language_of(result.answer) == language_of(q.question),
+        # the 原文 quote under a Chinese answer is the paper's English: the answer's language is the text above it
+        "language_ok": not result.abstained
+        and language_of(result.answer.split("\n\n" + prompts.ORIGINAL_CHINESE)[0]) == language_of(q.question),
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
         "table_cells": sum(len(r["cells"]) for r in result.extra.get("table", [])),
         "table_filled": sum(c["stated"] for r in result.extra.get("table", []) for c in r["cells"]),

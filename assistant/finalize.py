@@ -209,7 +209,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         # the quotes stay English, as in a list answer: the lead says so in the user's language
         lead = SentenceSupport(text=prompts.QUOTED_LEAD_CHINESE, cited=[], status="quoted")
         claims, kept = [lead, *claims], [lead, *kept]
-    elif kept and has_cjk(question):
+    elif kept and has_cjk(question) and not built:  # built lines quote their papers already
         original = _original(kept, evidence)
         claims, kept = claims + original, kept + original
     abstained = not kept and not built

@@ -1223,6 +1223,9 @@ def test_a_chinese_answer_ends_with_the_english_sentence_it_rests_on(assistant: 
     assert original.removeprefix(prompts.ORIGINAL_CHINESE + "Meta-PCN: “")[:-5] in result.sources[0]["abstract"]
     server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
     assert prompts.ORIGINAL_CHINESE not in run(assistant.ask("Which study has two AI systems debate?"))[1].answer
+    server.reply("这些论文研究脉冲神经网络 [1]。")  # a summary's list quotes every paper already
+    result = run(assistant.respond("总结一下关于脉冲神经网络的论文"))[1]
+    assert result.mode == "summarize" and prompts.ORIGINAL_CHINESE not in result.answer and "“" in result.answer
 
 
 @pytest.mark.parametrize("heading", ["References:", "参考文献：", "**Sources**"])

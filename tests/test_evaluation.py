@@ -161,6 +161,23 @@ def test_a_comparison_of_three_papers_is_scored_cell_by_cell(tmp_path: Path, ans
     assert row["built_lines"] == row["built_self_cited"] == 3 and not row["abstained"]
 
 
+def test_the_original_sentence_under_a_chinese_answer_counts_as_cited_to_its_paper(
+        tmp_path: Path, answer_settings: Settings, server: ScriptedOpenAI) -> None:
+    """"原文：HEIST: “…” [1]" quotes and cites HEIST: its "原文：" is no part of the
+    name, and no part of the answer's language either."""
+    rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()]
+    gold_file = tmp_path / "gold.jsonl"
+    gold_file.write_text(json.dumps(next(r for r in rows if r["id"] == "q175")) + "\n", encoding="utf-8")
+    server.set_default("HEIST 预训练用了 22.3M 个细胞 [1]。")
+    assistant = Assistant(answer_settings, index=PaperIndex(answer_settings))
+    [row] = answer_rows(assistant, load_gold(gold_file), tmp_path / "cache.jsonl", progress=False)
+    assert "\n\n" + prompts.ORIGINAL_CHINESE + "HEIST: “" in row["answer"]
+    assert row["built_lines"] == row["built_self_cited"] == 1 and row["facts_found"] == 1 and row["language_ok"]
+    server.set_default("HEIST was pretrained on 22.3M cells [1].")  # English: its Chinese 原文 lead makes it no match
+    [row] = answer_rows(assistant, load_gold(gold_file), tmp_path / "english.jsonl", progress=False)
+    assert prompts.ORIGINAL_CHINESE in row["answer"] and not row["language_ok"]
+
+
 def test_full_eval_report_has_both_tables(tmp_path: Path, answer_settings: Settings, server: ScriptedOpenAI) -> None:
     rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines()][:2]
     gold_file = tmp_path / "gold.jsonl"
