@@ -238,10 +238,10 @@ _LISTING = {"summarize", "list"}
 
 
 def _self_cited(result: Any) -> tuple[int, int]:
-    """Built per-paper lines ("Name: “…” [n]", "原文：Name: “…” [n]") and how many cite their own paper."""
+    """Built per-paper lines ("Name: “…” [n]") and how many cite their own paper."""
     lines = [s for s in result.support if s["status"] == "quoted" and ": “" in s["sentence"]]
-    own = sum(1 for s in lines if s["citations"] and result.citations[s["citations"][0] - 1]["title"]
-              == s["sentence"].split(": “")[0].removeprefix(prompts.ORIGINAL_CHINESE))
+    own = sum(1 for s in lines if s["citations"]
+              and result.citations[s["citations"][0] - 1]["title"] == s["sentence"].split(": “")[0])
     return len(lines), own
 
 

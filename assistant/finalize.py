@@ -313,7 +313,7 @@ def _original(kept: list[SentenceSupport], evidence: list[Evidence]) -> list[Sen
     if any(c.quotes.get(source.n) == best for c in kept if c.status == "quoted"):
         return []
     quote = _quote(source, best)
-    quote.text, quote.lead = prompts.ORIGINAL_CHINESE + quote.text, "\n\n"
+    quote.lead = "\n\n" + prompts.ORIGINAL_CHINESE  # layout, as a list's bullet: the line stays "Name: “…”"
     return [quote]
 
 
