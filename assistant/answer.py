@@ -477,7 +477,7 @@ class Assistant:
         """Every paper about a topic (see ``PaperRetriever.topic``)."""
         s = self.settings.topics
         return self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
-                                    s.topic_min_similarity)
+                                    s.topic_min_similarity, scope.plain)
 
     def _gist_quote(self, e: Evidence) -> str:
         """A summary line's quote: the paper's gist, cut to ``gist_words``."""

@@ -151,7 +151,8 @@ def topic_candidates(retriever: PaperRetriever, gold: list[GoldQuestion],
         if len(q.keys) > 1 and q.intent in _LISTING:
             scope = topic_scope(retriever.scope(topic_of(q.question)))
             rows.append((q, retriever.topic(scope.query, scope.venue, scope.year, knobs.topic_max_papers,
-                                            knobs.topic_min_score, knobs.topic_min_similarity)[: knobs.topic_max_papers]))
+                                            knobs.topic_min_score, knobs.topic_min_similarity,
+                                            scope.plain)[: knobs.topic_max_papers]))
     return rows
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.filters import parse_filters
 from assistant.lexical import tokenize
+from assistant.synonyms import expanded
 
 if TYPE_CHECKING:
     from assistant.retrieve import Scope
@@ -407,7 +408,9 @@ def topic_scope(scope: Scope) -> Scope:
     the ICLR 2026 papers on graphs found none)."""
     if not (scope.parsed or scope.unmatched) or not scope.query.strip():
         return scope
-    return replace(scope, query=topic_of(scope.query))
+    topic = topic_of(scope.plain or scope.query)  # the field's words are added to the topic, not read as request words
+    searched = expanded(topic)
+    return replace(scope, query=searched, plain=topic if searched != topic else None)
 
 
 def asks_title(message: str) -> bool:

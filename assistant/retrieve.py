@@ -27,6 +27,7 @@ from assistant.index import PaperIndex, VenueFilter, venue_matches, venue_text
 from assistant.lexical import tokenize
 from assistant.mentions import as_written, question_names, unmentioned
 from assistant.papers import Paper
+from assistant.synonyms import expanded, matches
 
 Mode = Literal["hybrid", "dense", "lexical"]
 #: Words of a chat message that name no topic ("any papers here on …, pls"), stemmed as the index is.
@@ -60,6 +61,8 @@ class Scope:
     translated: str | None = None
     #: A venue with its year, or a year, that the question names and no indexed paper has, said in words.
     unmatched: str | None = None
+    #: The English query before the field's words for its everyday ones were added (None: none were; see ``synonyms``).
+    plain: str | None = None
 
     def as_json(self) -> dict[str, Any] | None:
         """The ``"filter"`` field of the JSON answers: the filter taken from the question, if any."""
@@ -130,7 +133,8 @@ class PaperRetriever(BaseRetriever):
         are each asked for: the filter is any of them (``parsed``'s
         ``venues``), and a third indexed venue's papers stay out.
         A CJK question is put into English by ``translate`` (the LLM), else
-        by the bundled term dictionary."""
+        by the bundled term dictionary; everyday words get the field's words
+        beside them ("brainwave" searches EEG too, see ``synonyms``)."""
         query: str = question
         parsed: dict[str, Any] | None = None
         unmatched: str | None = None
@@ -152,7 +156,8 @@ class PaperRetriever(BaseRetriever):
         if has_cjk(query):
             translated = translate(query) if translate else dictionary_query(query)
             query = translated or query
-        return Scope(query, venue, year, parsed, translated, unmatched)
+        searched = expanded(query)
+        return Scope(searched, venue, year, parsed, translated, unmatched, query if searched != query else None)
 
     def _unmatched(self, lacking: Sequence[str], year: int | None, parsed: dict[str, Any] | None) -> str | None:
         """What the question scoped to that no indexed paper is from (``lacking``: its venues with none; "ICLR
@@ -230,7 +235,7 @@ class PaperRetriever(BaseRetriever):
         return scope, self.search(scope.query, k=k, venue=scope.venue, year=scope.year)
 
     def topic(self, query: str, venue: VenueFilter, year: int | None, most: int, min_score: float,
-              min_similarity: float) -> list[Hit]:
+              min_similarity: float, plain: str | None = None) -> list[Hit]:
         """Every paper about a topic, best first: named outright, or ranked
         high by both BM25 and MiniLM (fused score ≥ ``min_score``) and not
         far off in meaning (dense cosine ≥ ``min_similarity``: ranks alone
@@ -251,19 +256,52 @@ class PaperRetriever(BaseRetriever):
         A topic most of whose words (at least two) no indexed paper uses
         ("stock price or financial time series forecasting", "robot arm
         grasping") lists only papers it names: the nearest papers are
-        about its one common word ("forecasting")."""
+        about its one common word ("forecasting").
+        ``plain``: the query in the user's words when ``query`` adds the
+        field's words for its everyday ones (see ``synonyms``). The papers
+        either one finds are listed: the field's words can put one paper so
+        far ahead that the others fall under the cut-off ("real monkeys" +
+        macaque listed BigMaQ alone, not the two papers recording from
+        monkeys). Whether the topic is absent is judged on the user's words
+        that no entry stands for: the field's words are known by design and
+        would outvote them, and an everyday word with an entry ("brain-wave")
+        is no sign of an absent topic."""
+        asked = self._own_words(plain) if plain is not None else query
+        listed = self._on_topic(query, venue, year, most, min_score, min_similarity, asked)
+        if plain is None:
+            return listed
+        seen = {h.paper.paper_id for h in listed}
+        more = [h for h in self._on_topic(plain, venue, year, most, min_score, min_similarity, plain)
+                if h.paper.paper_id not in seen]
+        return sorted(listed + more, key=lambda h: -h.score)
+
+    def _own_words(self, plain: str) -> str:
+        """``plain`` without its everyday phrases whose field words some
+        indexed paper uses ("brain-wave" is EEG): what is left says whether
+        the topic is absent. A phrase whose field words no paper uses stays
+        ("robot dogs" is quadruped locomotion, which no seed is about)."""
+        lexical = self.index.corpus.lexical
+        for phrase, words in matches(plain):
+            fields = tokenize(" ".join(words))
+            if fields and not lexical.unknown(fields):
+                plain = plain.replace(phrase, " ")
+        return plain
+
+    def _on_topic(self, query: str, venue: VenueFilter, year: int | None, most: int, min_score: float,
+                  min_similarity: float, asked: str) -> list[Hit]:
+        """``topic``'s papers for one query; ``asked``: the words the absent-topic rule reads."""
         pool = self.search(query, k=3 * most, venue=venue, year=year)
         lexical = self.index.corpus.lexical
-        words = [w for w in dict.fromkeys(tokenize(query)) if w not in _CHAT_WORDS]
+        words = [w for w in dict.fromkeys(tokenize(asked)) if w not in _CHAT_WORDS]
         absent = lexical.unknown(words)
         if len(absent) >= 2 and 2 * len(absent) >= len(words):
             return [h for h in pool if h.named]
         papers = lexical.names
         written = as_written(query, [h.paper for h in pool])
-        asked = question_names(written, papers)  # parsed once, not per paper of the pool
+        names = question_names(written, papers)  # parsed once, not per paper of the pool
         short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
-                or (asked and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
+                or (names and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
                 or (h.score >= min_score / 2 and _repeats(h.paper, short))]
 
     def resolve(self, text: str) -> Resolution:
@@ -283,7 +321,7 @@ class PaperRetriever(BaseRetriever):
             return Resolution(text, None, named)
         # A paper ranked first by both retrievers (score 1) is taken whatever the margin.
         knobs = self.index.settings.retrieval
-        hits = [h for h in self.search(text, k=5) if h.similarity >= knobs.resolve_min_similarity]
+        hits = [h for h in self.search(expanded(text), k=5) if h.similarity >= knobs.resolve_min_similarity]
         if hits and (len(hits) == 1 or hits[0].score >= 0.999 or hits[0].score - hits[1].score >= knobs.resolve_margin):
             return Resolution(text, hits[0].paper, [])
         return Resolution(text, None, [h.paper for h in hits])

@@ -12,6 +12,7 @@ from assistant.index import PaperIndex
 from assistant.intent import route
 from assistant.lexical import LexicalDoc, LexicalIndex, tokenize
 from assistant.retrieve import PaperRetriever
+from assistant.synonyms import expanded, field_words
 
 from .test_naming import EXPECTED
 
@@ -42,6 +43,53 @@ def test_a_word_in_another_form_than_the_abstracts_still_matches(seed_retriever:
     assert lexical.unknown(tokenize("detector hippocampal quantum")) == ["quantum"]
     top = seed_retriever.search("forgery detector", k=1, mode="lexical")[0].paper
     assert top.name == "Face forgery detection" and "detector" not in top.abstract.casefold()
+
+
+def test_everyday_words_search_the_words_abstracts_use(seed_retriever: PaperRetriever) -> None:
+    """Users write "brainwave", "pictures", "brain scans", "rodents"; the
+    abstracts write EEG, images, fMRI, mice. Before 2026-12-06 (sixth
+    session) "a foundation model for brainwave recordings" put POCO first,
+    and "pictures into brain scans" CSBrain, not SynBrain."""
+    scope, hits = seed_retriever.find("a foundation model for brainwave recordings")
+    assert "EEG" in scope.query.split() and "EEG" in hits[0].paper.abstract
+    assert seed_retriever.find("a model that turns pictures into brain scans")[1][0].paper.name == "SynBrain"
+    scope, hits = seed_retriever.find("which papers work with rodents?", k=2)
+    assert all(" mice" in h.paper.abstract for h in hits)
+
+
+def _topic(retriever: PaperRetriever, topic: str) -> list[str]:
+    """The names ``summarize`` would list for ``topic``."""
+    knobs = retriever.index.settings.topics
+    scope = retriever.scope(topic)
+    return [h.paper.name for h in retriever.topic(scope.query, None, None, knobs.topic_max_papers,
+                                                  knobs.topic_min_score, knobs.topic_min_similarity, scope.plain)]
+
+
+def test_a_topic_in_everyday_words_lists_its_papers(seed_retriever: PaperRetriever) -> None:
+    """"brain-wave models" listed no paper before 2026-12-06 (sixth session):
+    "brain-wave" and "wave" are in no abstract, so the topic looked absent.
+    The field's words must not crowd out papers the user's words find
+    (with macaque added, BigMaQ alone outranked SPINT's monkey recordings),
+    nor make a topic no paper covers look covered."""
+    assert {"CSBrain", "CodeBrain", "EvoBrain", "REVE"} <= set(_topic(seed_retriever, "brain-wave models"))
+    assert {"BigMaQ", "SPINT"} <= set(_topic(
+        seed_retriever, "research that used real monkeys, whether videos or brain recordings"))
+    assert _topic(seed_retriever, "robot dogs learning to walk over rough ground") == []
+
+
+@pytest.mark.parametrize("query", ["give me the big picture on EEG", "CLIP image features", "the apex of scaling", "APE vs RoPE",
+                                   "what did REVE find?", "put the EEG models under the microscope"])
+def test_an_idiom_a_name_or_a_longer_word_adds_no_field_word(query: str) -> None:
+    assert expanded(query) == query
+
+
+def test_a_phrase_adds_its_words_once_and_never_what_the_query_says() -> None:
+    """"brainwave recordings" matches its own entry, not also "brainwave";
+    "EEG" already asked for is not added again; a plural matches too."""
+    assert field_words("brainwave recordings") == ["EEG", "electroencephalography"]
+    assert field_words("EEG brainwaves") == ["electroencephalography"]
+    assert field_words("Monkeys and the behaviour of rodents") == ["behavior", "mice", "mouse", "rats", "macaque",
+                                                                   "primate"]
 
 
 def test_compare_question_puts_both_papers_on_top(seed_retriever: PaperRetriever) -> None:
