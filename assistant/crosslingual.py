@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
-from assistant.files import write_atomic
+from assistant.files import read_pairs, write_atomic
 
 #: One character of Chinese, Japanese or Korean script (the answer's language, word counts and cues use it too).
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
@@ -33,11 +33,7 @@ def has_cjk(text: str) -> bool:
 @cache
 def _terms() -> tuple[dict[str, str], int]:
     """The dictionary and its longest key."""
-    terms: dict[str, str] = {}
-    for line in DICTIONARY.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            zh, en = line.split("\t", 1)
-            terms[zh.strip()] = en.strip()
+    terms = dict(read_pairs(DICTIONARY))
     return terms, max(map(len, terms))
 
 

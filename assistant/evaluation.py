@@ -36,7 +36,7 @@ from assistant.citations import placeholders
 from assistant.cleaning import clean_text
 from assistant.errors import InputError
 from assistant.files import write_atomic
-from assistant.finalize import draft_of, finalize, is_refusal, quote_of, unanswered
+from assistant.finalize import ORIGINAL_LEAD, draft_of, finalize, is_refusal, quote_of, unanswered
 from assistant.fusion import RANK_FUSION_BEFORE
 from assistant.index import PaperIndex
 from assistant.intent import topic_of, topic_scope
@@ -288,7 +288,7 @@ def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: 
         "facts_in_draft": facts_found(draft, q.facts),
         # the 原文 quote under a Chinese answer is the paper's English: the answer's language is the text above it
         "language_ok": not result.abstained
-        and language_of(result.answer.split("\n\n" + prompts.ORIGINAL_CHINESE)[0]) == language_of(q.question),
+        and language_of(result.answer.split(ORIGINAL_LEAD)[0]) == language_of(q.question),
         "prompt_tokens": result.extra.get("prompt_tokens", 0),
         "table_cells": sum(len(r["cells"]) for r in result.extra.get("table", [])),
         "table_filled": sum(c["stated"] for r in result.extra.get("table", []) for c in r["cells"]),

@@ -1,4 +1,5 @@
-"""Writing files so that an interrupted run never leaves half of one behind."""
+"""Writing files so that an interrupted run never leaves half of one behind,
+and reading the bundled term tables."""
 
 from __future__ import annotations
 
@@ -21,3 +22,14 @@ def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def read_pairs(path: Path) -> list[tuple[str, str]]:
+    """The entries of a bundled table (``data/*.tsv``: one ``key<TAB>value``
+    a line, ``#`` lines are comments), stripped, in file order."""
+    pairs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            key, value = line.split("\t", 1)
+            pairs.append((key.strip(), value.strip()))
+    return pairs

@@ -298,6 +298,10 @@ def _repeated(claims: list[SentenceSupport]) -> set[int]:
     return again
 
 
+#: What stands before the 原文 quote: layout, as a list's bullet, so the line stays "Name: “…”".
+ORIGINAL_LEAD = "\n\n" + prompts.ORIGINAL_CHINESE
+
+
 def _original(kept: list[SentenceSupport], evidence: list[Evidence]) -> list[SentenceSupport]:
     """Under a Chinese answer, the English sentence of its first cited
     source that is closest to the question, quoted after "原文：": the
@@ -313,7 +317,7 @@ def _original(kept: list[SentenceSupport], evidence: list[Evidence]) -> list[Sen
     if any(c.quotes.get(source.n) == best for c in kept if c.status == "quoted"):
         return []
     quote = _quote(source, best)
-    quote.lead = "\n\n" + prompts.ORIGINAL_CHINESE  # layout, as a list's bullet: the line stays "Name: “…”"
+    quote.lead = ORIGINAL_LEAD
     return [quote]
 
 

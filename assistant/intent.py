@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal
 from assistant.crosslingual import dictionary_query, has_cjk
 from assistant.filters import parse_filters
 from assistant.lexical import tokenize
-from assistant.synonyms import expanded
+from assistant.synonyms import scoped
 
 if TYPE_CHECKING:
     from assistant.retrieve import Scope
@@ -408,9 +408,9 @@ def topic_scope(scope: Scope) -> Scope:
     the ICLR 2026 papers on graphs found none)."""
     if not (scope.parsed or scope.unmatched) or not scope.query.strip():
         return scope
-    topic = topic_of(scope.plain or scope.query)  # the field's words are added to the topic, not read as request words
-    searched = expanded(topic)
-    return replace(scope, query=searched, plain=topic if searched != topic else None)
+    # the field's words are added to the topic, not read as request words
+    searched, plain = scoped(topic_of(scope.plain or scope.query))
+    return replace(scope, query=searched, plain=plain)
 
 
 def asks_title(message: str) -> bool:

@@ -27,7 +27,7 @@ from assistant.index import PaperIndex, VenueFilter, venue_matches, venue_text
 from assistant.lexical import tokenize
 from assistant.mentions import as_written, question_names, unmentioned
 from assistant.papers import Paper
-from assistant.synonyms import expanded, matches
+from assistant.synonyms import expanded, matches, scoped
 
 Mode = Literal["hybrid", "dense", "lexical"]
 #: Words of a chat message that name no topic ("any papers here on …, pls"), stemmed as the index is.
@@ -156,8 +156,8 @@ class PaperRetriever(BaseRetriever):
         if has_cjk(query):
             translated = translate(query) if translate else dictionary_query(query)
             query = translated or query
-        searched = expanded(query)
-        return Scope(searched, venue, year, parsed, translated, unmatched, query if searched != query else None)
+        searched, plain = scoped(query)
+        return Scope(searched, venue, year, parsed, translated, unmatched, plain)
 
     def _unmatched(self, lacking: Sequence[str], year: int | None, parsed: dict[str, Any] | None) -> str | None:
         """What the question scoped to that no indexed paper is from (``lacking``: its venues with none; "ICLR

@@ -16,6 +16,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+from assistant.files import read_pairs
+
 TABLE = Path(__file__).resolve().parent / "data" / "en_synonyms.tsv"
 #: A space or a hyphen between a phrase's words, as ``re.escape`` writes them.
 _JOINED = re.compile(r"\\ |\\-|-")
@@ -26,12 +28,7 @@ def _entries() -> tuple[tuple[re.Pattern[str], str], ...]:
     """Each phrase as a whole-word pattern (its plural too; a space or a
     hyphen between its words, or neither: "brain wave", "brain-wave",
     "brainwave"), longest phrase first."""
-    pairs: list[tuple[str, str]] = []
-    for line in TABLE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            phrase, words = line.split("\t", 1)  # no words: an idiom ("the big picture" is no image)
-            pairs.append((phrase.strip(), words.strip()))
-    pairs.sort(key=lambda pair: -len(pair[0]))
+    pairs = sorted(read_pairs(TABLE), key=lambda pair: -len(pair[0]))  # no words: an idiom ("the big picture")
     return tuple((re.compile(rf"(?<![\w-]){_JOINED.sub('[ -]?', re.escape(phrase))}(?:e?s)?(?![\w-])",
                              re.IGNORECASE), words) for phrase, words in pairs)
 
@@ -58,6 +55,13 @@ def matches(query: str) -> list[tuple[str, list[str]]]:
             found.append((match.group(0), words.split()))
         rest = pattern.sub(" ", rest)
     return found
+
+
+def scoped(query: str) -> tuple[str, str | None]:
+    """The query to search and the user's own words beside it: ``expanded``
+    and ``query``, or ``query`` and None when no field word was added."""
+    searched = expanded(query)
+    return searched, query if searched != query else None
 
 
 def expanded(query: str) -> str:
