@@ -23,7 +23,7 @@ from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from assistant import answerability, compare, intent, prompts
+from assistant import answerability, compare, intent, prompts, relevance
 from assistant.aspects import gist_sentence
 from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
@@ -326,7 +326,7 @@ class Assistant:
             yield from self.about_collection(asked or topic, False, scope)
             return
         query = scope.query
-        about = self._topic_hits(scope) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
+        about = (yield from self._topic_hits(scope)) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
         evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
         template = prompts.SUMMARIZE_ONE if len(evidence) == 1 else prompts.SUMMARIZE
         prompt = template.format(sources=self._format(evidence), topic=topic, count=len(evidence),
@@ -345,7 +345,8 @@ class Assistant:
         if _filter_only(scope):
             yield from self.about_collection(asked or question, False, scope)
             return
-        evidence = self._gist_evidence(scope.query, self._topic_hits(scope)[: self.settings.topics.topic_max_papers])
+        hits = yield from self._topic_hits(scope)
+        evidence = self._gist_evidence(scope.query, hits[: self.settings.topics.topic_max_papers])
         lines = _paper_lines(evidence, self._gist_quote)
         if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
             lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],
@@ -473,11 +474,29 @@ class Assistant:
         return Conversation(self)
 
     # -- shared steps ---------------------------------------------------------
-    def _topic_hits(self, scope: Scope) -> list[Hit]:
-        """Every paper about a topic (see ``PaperRetriever.topic``)."""
+    def _topic_hits(self, scope: Scope) -> Generator[Event, None, list[Hit]]:
+        """Every paper about a topic (see ``PaperRetriever.topic``); none
+        when a word of the topic is in no indexed paper and the model judges
+        none of the first papers to be about it (see ``relevance``; waiting
+        for the model's queue, as an answer does). A paper the question
+        names is listed whatever the model says; without a model the
+        search's papers stand."""
         s = self.settings.topics
-        return self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
+        hits = self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
                                     s.topic_min_similarity, scope.plain)
+        first = hits[: s.topic_check_papers]
+        if not first or any(h.named for h in first) or not self.retriever.unknown_words(scope.query, scope.plain):
+            return hits
+        topic = scope.plain or scope.query
+        try:
+            with self.llm.turn() as turn:
+                for ahead in turn.wait():
+                    yield Waiting(ahead)
+                on_topic = relevance.about_topic(topic, hits, lambda prompt: turn.yes_probability(_messages(prompt)),
+                                                 s.topic_check_papers, s.topic_check_min)
+        except LLMUnavailable:
+            return hits
+        return hits if on_topic else []
 
     def _gist_quote(self, e: Evidence) -> str:
         """A summary line's quote: the paper's gist, cut to ``gist_words``."""

@@ -90,6 +90,11 @@ def _short_topic(query: str) -> list[re.Pattern[str]]:
     return [re.compile(rf"\b{re.escape(w)}", re.IGNORECASE) for w in words] if len(words) <= _SHORT_TOPIC else []
 
 
+def _topic_words(text: str) -> list[str]:
+    """A topic's stemmed words, each once, chat words left out."""
+    return [w for w in dict.fromkeys(tokenize(text)) if w not in _CHAT_WORDS]
+
+
 def _repeats(paper: Paper, words: list[re.Pattern[str]]) -> bool:
     """Whether the abstract says each of a short topic's ``words`` at least twice."""
     return bool(words) and all(len(w.findall(paper.abstract)) >= 2 for w in words)
@@ -266,14 +271,25 @@ class PaperRetriever(BaseRetriever):
         that no entry stands for: the field's words are known by design and
         would outvote them, and an everyday word with an entry ("brain-wave")
         is no sign of an absent topic."""
-        asked = self._own_words(plain) if plain is not None else query
-        listed = self._on_topic(query, venue, year, most, min_score, min_similarity, asked)
+        listed = self._on_topic(query, venue, year, most, min_score, min_similarity, self._asked(query, plain))
         if plain is None:
             return listed
         seen = {h.paper.paper_id for h in listed}
         more = [h for h in self._on_topic(plain, venue, year, most, min_score, min_similarity, plain)
                 if h.paper.paper_id not in seen]
         return sorted(listed + more, key=lambda h: -h.score)
+
+    def unknown_words(self, query: str, plain: str | None = None) -> list[str]:
+        """The words of a topic (``topic``'s ``query`` and ``plain``) that
+        no indexed paper uses, chat words aside: the sign of an absent topic
+        that ``topic`` counts, and on which a summary asks the model (see
+        ``relevance``)."""
+        return self.index.corpus.lexical.unknown(_topic_words(self._asked(query, plain)))
+
+    def _asked(self, query: str, plain: str | None) -> str:
+        """The words that say whether a topic is absent: the user's own
+        (see ``_own_words``) when the query adds the field's words."""
+        return self._own_words(plain) if plain is not None else query
 
     def _own_words(self, plain: str) -> str:
         """``plain`` without its everyday phrases whose field words some
@@ -292,7 +308,7 @@ class PaperRetriever(BaseRetriever):
         """``topic``'s papers for one query; ``asked``: the words the absent-topic rule reads."""
         pool = self.search(query, k=3 * most, venue=venue, year=year)
         lexical = self.index.corpus.lexical
-        words = [w for w in dict.fromkeys(tokenize(asked)) if w not in _CHAT_WORDS]
+        words = _topic_words(asked)
         absent = lexical.unknown(words)
         if len(absent) >= 2 and 2 * len(absent) >= len(words):
             return [h for h in pool if h.named]

@@ -271,6 +271,17 @@ class TopicSettings(Section):
     topic_min_similarity: float = Field(
         default=0.2, ge=-1, le=1, description="Dense cosine below which a paper is off-topic whatever its rank."
     )
+    topic_check_papers: int = Field(
+        default=3, ge=0, le=12, description="Papers of a topic search the model judges, one at a time, when a "
+                                            "word of the topic is in no indexed paper: the summary or list goes "
+                                            "on at the first judged on topic, and is refused when none is "
+                                            "(assistant.relevance). 0: no check."
+    )
+    topic_check_min: float = Field(
+        default=0.44, ge=0, le=1, description="P(yes) that a paper is about the topic from which it is (calibrated "
+                                              "on dev, 1.5B model: every answerable topic's best of three at 0.47 "
+                                              "or more, the 5 absent ones the search let through at 0.42 or less)."
+    )
     topics_per_sqrt_paper: float = Field(default=1.25, gt=0, le=10, description="The map has about this × √papers "
                                                                                 "topics: 8 at 38 papers, 97 at 6k "
                                                                                 "(eval/bench_topics.py).")

@@ -759,6 +759,54 @@ def test_a_topic_whose_words_no_paper_uses_lists_none(assistant: Assistant, serv
     assert assistant.index.corpus.lexical.unknown(tokenize("netwroks architecures robot stock")) == ["robot", "stock"]
 
 
+ABSENT_TOPIC = "anything on federated learning, where phones train one model together without sharing their data?"
+
+
+def _about_prompts(server: ScriptedOpenAI) -> list[str]:
+    return [body["messages"][-1]["content"] for body in server.judged
+            if "Question: is this paper about" in body["messages"][-1]["content"]]
+
+
+def test_a_topic_whose_nearest_papers_the_model_judges_off_topic_is_refused(assistant: Assistant,
+                                                                           server: ScriptedOpenAI) -> None:
+    """"training", "model" and "data" put papers above the topic cut-offs
+    for federated learning, which no paper is about: the list quoted them.
+    The model, asked of each of the first three, finds none on the topic."""
+    server.judgement = 0.1
+    result = run(assistant.respond(ABSENT_TOPIC))[1]
+    assert result.abstained and result.sources == [] and result.citations == []
+    asked = _about_prompts(server)
+    assert len(asked) == 3 and all("federated learning" in prompt for prompt in asked)
+    assert server.requests == []  # no list or summary was written for it
+
+
+def test_a_paper_judged_on_topic_keeps_the_list_and_stops_the_judging(assistant: Assistant,
+                                                                      server: ScriptedOpenAI) -> None:
+    by_title = {p.title or p.name: p for p in assistant.index.papers()}
+    server.judgement = 0.6  # above topic_check_min: the first paper asked is on the topic
+    listed = run(assistant.respond(ABSENT_TOPIC))[1]
+    assert not listed.abstained and listed.citations
+    asked = _about_prompts(server)
+    assert len(asked) == 1
+    first = listed.sources[0]["title"]
+    assert by_title[first].abstract in asked[0]  # the whole abstract, which the model judges by
+
+
+def test_no_topic_check_when_every_word_is_in_some_paper_and_no_refusal_without_a_model(
+        assistant: Assistant, server: ScriptedOpenAI, answer_settings: Settings, seed_index: PaperIndex) -> None:
+    server.judgement = 0.1
+    result = run(assistant.respond("Which papers work with EEG signals?"))[1]
+    assert {"CSBrain", "REVE"} <= {c["title"] for c in result.citations} and server.judged == []
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    offline = Assistant(answer_settings.with_(base_url=f"http://127.0.0.1:{port}/v1"), index=seed_index)
+    listed = run(offline.respond(ABSENT_TOPIC))[1]  # no verdict: the search's papers stand, never a refusal
+    assert listed.citations and not listed.abstained
+
+
 def test_a_keyword_query_asks_for_the_paper_it_points_to(assistant: Assistant, server: ScriptedOpenAI) -> None:
     server.reply(lambda body: f"{SPINT_FACT} [{source_number(body, 'SPINT')}].")
     result = run(assistant.respond("permutation invariant neural population decoding"))[1]

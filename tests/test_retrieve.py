@@ -77,6 +77,18 @@ def test_a_topic_in_everyday_words_lists_its_papers(seed_retriever: PaperRetriev
     assert _topic(seed_retriever, "robot dogs learning to walk over rough ground") == []
 
 
+def test_a_topics_unknown_words_are_its_own_words_that_no_paper_uses(seed_retriever: PaperRetriever) -> None:
+    """What a summary's model check is asked on (see ``relevance``): chat
+    words and an everyday phrase whose field words the index knows are no
+    sign of an absent topic."""
+    def unknown(topic: str) -> list[str]:
+        scope = seed_retriever.scope(topic)
+        return seed_retriever.unknown_words(scope.query, scope.plain)
+
+    assert unknown("federated learning on phones, quick overview pls") == ["feder", "phone"]
+    assert unknown("brain-wave models") == [] and unknown("EEG foundation models") == []
+
+
 @pytest.mark.parametrize("query", ["give me the big picture on EEG", "CLIP image features", "the apex of scaling", "APE vs RoPE",
                                    "what did REVE find?", "put the EEG models under the microscope"])
 def test_an_idiom_a_name_or_a_longer_word_adds_no_field_word(query: str) -> None:
