@@ -14,7 +14,7 @@ more for every one of the 43 answerable topics.
 The model is asked only when a word of the topic is in no indexed paper
 (``PaperRetriever.unknown_words``): a topic whose every word some paper
 uses is taken as the search found it. Each of the 5 absent dev topics has
-such a word; 16 of the 43 answerable ones do, so most summaries and lists
+such a word; 13 of the 43 answerable ones do, so most summaries and lists
 cost no model call here. Asking stops at the first paper judged on topic
 (one call, ≈ 3.5 s on 2 cores, for an answerable topic).
 """

@@ -34,7 +34,9 @@ Mode = Literal["hybrid", "dense", "lexical"]
 _CHAT_WORDS = frozenset(tokenize(
     "pls please quick quickly brief briefly here any anything something stuff say says like etc tell me us give show "
     "overview summary summarize summarise big main some lot lots kind kinds sort thing things did does do doing "
-    "venue venues publish published conference conferences when year"))
+    "venue venues publish published conference conferences when year "
+    "what whats you your have has got get deal whatever everything style "
+    "you've you're we've i've i'm what's that's there's it's ve re ll s d m t"))
 
 
 @dataclass(frozen=True)

@@ -78,15 +78,20 @@ def test_a_topic_in_everyday_words_lists_its_papers(seed_retriever: PaperRetriev
 
 
 def test_a_topics_unknown_words_are_its_own_words_that_no_paper_uses(seed_retriever: PaperRetriever) -> None:
-    """What a summary's model check is asked on (see ``relevance``): chat
-    words and an everyday phrase whose field words the index knows are no
-    sign of an absent topic."""
+    """What the absent-topic rule counts and a summary's model check is
+    asked on (see ``relevance``): chat words and an everyday phrase whose
+    field words the index knows are no sign of an absent topic."""
     def unknown(topic: str) -> list[str]:
         scope = seed_retriever.scope(topic)
         return seed_retriever.unknown_words(scope.query, scope.plain)
 
     assert unknown("federated learning on phones, quick overview pls") == ["feder", "phone"]
     assert unknown("brain-wave models") == [] and unknown("EEG foundation models") == []
+    # chat words, contractions too: "you", "'ve", "got" and "whatever" made the topic look absent (nothing listed)
+    assert unknown("whatever you've got on neural operators") == []
+    assert {"RIGNO", "Multiphysics training framework"} <= set(_topic(seed_retriever,
+                                                                     "whatever you've got on neural operators"))
+    assert {"CSBrain", "REVE"} <= set(_topic(seed_retriever, "everything you have on EEG"))
 
 
 @pytest.mark.parametrize("query", ["give me the big picture on EEG", "CLIP image features", "the apex of scaling", "APE vs RoPE",
