@@ -36,7 +36,7 @@ ASPECT_CUES: dict[str, re.Pattern[str]] = {
         "architectur": r"architecture|transformer|network|encoder|decoder|backbone|mamba|convolution|attention|"
                        r"autoencoder|\w*gnn|mlp|layers?\b",
         "baselin": r"baselines?|outperform|surpass|compared (?:to|with)|beats?\b|better than|than (?:existing|prior)",
-        "metric": r"metrics?|accuracy|error|precision|recall|f1\b|auroc|auc\b|rmse|mse\b|bleu|perplexity|"
+        "metric": r"metrics?|accuracy|error|precision|recall|f1\b|auroc|auc\b|n?rmse|n?mse\b|bleu|perplexity|"
                   r"correlation|score",
         "task": r"tasks?\b|prediction|classification|detection|recognition|segmentation|annotation|imputation|"
                 r"forecasting|generation\b|retrieval\b|translation\b",
@@ -48,6 +48,9 @@ ASPECT_CUES: dict[str, re.Pattern[str]] = {
         "record": r"recordings?|eeg\b|meg\b|fmri|ecog|ieeg|emg\b|ecg\b|lfp|spikes?\b|spiking|electrophysiolog|"
                   r"calcium imaging|two-photon|neuropixels|electrodes?",
         "theoret": r"theor|prove[sn]?\b|proofs?\b|guarantee|bounds?\b|analytic|closed-form",
+        "interpret": r"interpretab|probe[sd]?\b|probing|sparse autoencoders?|ablat|attribution|saliency|"
+                     r"activation patching|circuits?\b|mechanistic|(?:individual|specific|single) neurons|"
+                     r"neurons? (?:whose|that)|deactivat",
         "region": r"cortex|cortical|hippocamp|thalam|striat|cerebell|amygdala|prefrontal|basal ganglia|\bv1\b|"
                   r"brain (?:regions?|areas?)",
     }.items()

@@ -214,6 +214,17 @@ def test_the_clause_taken_for_a_value_the_model_did_not_give_is_run_on_too(assis
     assert memory["value"] == "we achieve much higher capacity: exponential in the number of hidden units"
 
 
+def test_an_interpretability_technique_is_found_by_what_papers_do_to_look_inside(assistant: Assistant,
+                                                                                 server: ScriptedOpenAI) -> None:
+    """"interpretability technique" was "not stated" for the study probing
+    LLMs: its sentence says "probe", never the aspect's words."""
+    name = "Study to probe LLMs' internal knowledge"
+    server.set_default(compare_replies({}, NARRATIVE))
+    result = run(assistant.compare(name, "CSBrain", aspects=["interpretability technique"]))[1]
+    probing = cell(result, "interpretability technique", name)
+    assert probing["stated"] and "to probe LLMs' internal knowledge" in probing["quote"]
+
+
 @pytest.mark.parametrize(("value", "quote", "span"), [
     ("5 datasets", "on the current five sign language datasets, without cues", "five sign language datasets"),
     ("(TCTC) pre-training", "a Text-based CTC Pre-training (TCTC) method", "Pre-training (TCTC)"),
