@@ -92,6 +92,15 @@ DETAILS = (
             r"\blora rank\b|\brank (?:of|for) (?:the |each |its )?\w*-?lora|超参数",
             r"\bhyper-?parameter|\bweight decay\b|\bdropout\b|\brank\b"),
     _detail("privacy budget", r"\bprivacy budget\b|\bepsilon\b|ε", r"\bprivacy budget\b|\bepsilon\b|ε"),
+    # the paper's own shortcomings, not those of prior work ("the limitations of existing methods")
+    _detail("limitations", r"\b(?:limitations?|downsides?|drawbacks?|weaknesses|shortcomings)\b"
+            r"(?! of (?:existing|prior|previous|current|earlier|standard|other))|\bfuture work\b|"
+            r"\b(?:when|where|in what \w+) (?:does|do|did|would) [\w-]+(?: \w+)? (?:fail|struggle|break down)\b|"
+            r"\bbreaks? down\b|局限性|缺点|不足之处",
+            r"\blimitations?\b|\bdrawbacks?\b|\bshortcomings?\b|\bweakness|\bdownsides?\b|"
+            r"\bfuture (?:work|research|directions?)\b|\bwe leave\b|\bnot yet\b|\bremains? (?:an )?open\b|"
+            r"\b(?:is|are) (?:limited|restricted) to\b|\bdoes not (?:generali[sz]e|scale|apply|hold)|"
+            r"\bfails? to\b|\bcannot\b|\bstruggles?\b|\bbreaks? down\b"),
 )
 
 

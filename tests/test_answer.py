@@ -15,7 +15,7 @@ import pytest
 
 from assistant import prompts
 from assistant.answer import AnswerResult, Assistant, Conversation, Draft, Final, Routed, Sources, Token
-from assistant.answerability import quotable, responds
+from assistant.answerability import asked_details, quotable, responds
 from assistant.citations import placeholders
 from assistant.errors import NotFound
 from assistant.index import PaperIndex
@@ -611,6 +611,23 @@ def test_a_name_inside_another_word_is_not_said() -> None:
 def test_each_named_paper_is_refused_a_detail_its_abstract_lacks(assistant: Assistant, server: ScriptedOpenAI) -> None:
     result = run(assistant.respond("What learning rate did CSBrain and REVE each use?"))[1]
     assert result.abstained and server.requests == []
+
+
+def test_the_papers_own_limitations_are_refused_where_its_abstract_states_none(assistant: Assistant,
+                                                                               server: ScriptedOpenAI) -> None:
+    """Asked for HetSyn's downsides, the model made up "an extra memory
+    requirement" from its per-synapse time constants; MiCRo's "limitations
+    and future work" were made up the same way. Neither abstract states one."""
+    for question in ("what downsides of HetSyn do the authors admit?",
+                     "what limitations and future work do the MiCRo authors list?"):
+        result = run(assistant.respond(question))[1]
+        assert result.abstained and "limitations" in result.extra["unanswerable"]
+    assert server.requests == []
+    server.reply(lambda body: f"NeuroPaint cannot reconstruct an area no animal recorded [{source_number(body, 'NeuroPaint')}].")
+    run(assistant.respond("when does NeuroPaint fail to reconstruct a missing area?"))  # its abstract says when
+    assert len(server.requests) == 1
+    # the limitations of prior work are the problem a paper states, not a detail it leaves out
+    assert not [d for d in asked_details("what limitations of existing methods does SPINT address?")]
 
 
 def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: ScriptedOpenAI) -> None:
