@@ -1075,11 +1075,13 @@ def test_an_answer_echoing_plain_guessed_names_is_dropped(assistant: Assistant, 
 
 
 def test_an_answer_saying_the_question_s_premise_back_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
-    """The question guesses the paper's downsides; the 1.5B model says the
-    guess back as the authors' admission (one word added, the guessed words
-    in no abstract). Its cosine to HetSyn's abstract passes, so only its
-    words give it away. A "no" in the question's words is not held to it."""
-    question = ("what downsides of HetSyn do the authors admit, like the extra memory or training cost of "
+    """The question guesses a cost of the paper's method; the 1.5B model
+    says the guess back as the authors' admission (one word added, the
+    guessed words in no abstract). Its cosine to HetSyn's abstract passes,
+    so only its words give it away. A "no" in the question's words is not
+    held to it. (Asked for HetSyn's "downsides", the question is refused
+    before the model since 2026-12-06: its abstract states no limitation.)"""
+    question = ("do the authors admit that HetSyn needs extra memory or training cost for its "
                 "per-synapse time constants?")
     server.judgement = 0.5
     server.reply("The authors admit that HetSyn introduces an extra memory cost and training cost per-synapse "
