@@ -480,7 +480,10 @@ class Assistant:
         none of the first papers to be about it (see ``relevance``; waiting
         for the model's queue, as an answer does). A paper the question
         names is listed whatever the model says; without a model the
-        search's papers stand."""
+        search's papers stand. The papers' quoted lines are on screen while
+        the model judges (one call, ≈ 3.5 s a paper on 2 cores): the issue
+        asks for quoted content within 1 s, and the refusal replaces them
+        as it replaces an answer's draft."""
         s = self.settings.topics
         hits = self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
                                     s.topic_min_similarity, scope.plain)
@@ -488,6 +491,8 @@ class Assistant:
         if not first or any(h.named for h in first) or not self.retriever.unknown_words(scope.query, scope.plain):
             return hits
         topic = scope.plain or scope.query
+        shown = self._gist_evidence(scope.query, hits[: s.topic_max_papers])
+        yield from self._preview(shown, _paper_lines(shown, self._gist_quote))
         try:
             with self.llm.turn() as turn:
                 for ahead in turn.wait():

@@ -790,8 +790,16 @@ def test_a_topic_whose_nearest_papers_the_model_judges_off_topic_is_refused(assi
     for federated learning, which no paper is about: the list quoted them.
     The model, asked of each of the first three, finds none on the topic."""
     server.judgement = 0.1
-    result = run(assistant.respond(ABSENT_TOPIC))[1]
+    judged_at_draft = []
+    events = []
+    for event in assistant.respond(ABSENT_TOPIC):
+        if isinstance(event, Draft):
+            judged_at_draft.append(len(server.judged))
+        events.append(event)
+    result = events[-1].result
     assert result.abstained and result.sources == [] and result.citations == []
+    # the papers' quoted lines are on screen before the model is asked, then the refusal replaces them
+    assert judged_at_draft[:1] == [0] and "“" in next(e for e in events if isinstance(e, Draft)).text
     asked = _about_prompts(server)
     assert len(asked) == 3 and all("federated learning" in prompt for prompt in asked)
     assert server.requests == []  # no list or summary was written for it
