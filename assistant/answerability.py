@@ -65,6 +65,9 @@ DETAILS = (
     _detail("training time",
             r"\bhow long (?:did|does|do|would|will) (?:it|they|\w+) (?:take )?(?:to )?(?:pre-?)?train|"
             r"\bhow long (?:did|does|would|will) (?:it|that|this) take\b|"
+            # "how many days did it take…", not "how many hours of EEG did REVE pretrain on?" (its data)
+            r"\bhow many (?:gpu[- ])?(?:hours|days|weeks|months)\b(?: (?:did|does|do|would|will))? "
+            r"(?:it|they|that|this|the (?:pre-?)?training) take\b|"
             r"\b(?:pre-?)?training (?:time|duration)\b|\bwall[- ]?clock\b|训练(?:了)?多(?:久|长时间)|训练时间",
             r"\bwall[- ]?clock\b|\btraining time\b|\b(?:gpu|tpu)[- ]?(?:hours|days)\b|"
             r"\b(?:hours|days|weeks) (?:of|to) (?:pre-?)?train|\btrain\w* (?:for|in|takes?) [^.]{0,20}"

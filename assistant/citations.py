@@ -27,6 +27,7 @@ from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.mentions import unmentioned
 from assistant.naming import WORDISH, is_coined
+from assistant.quantities import misbound
 
 if TYPE_CHECKING:
     from assistant.embedding import MiniLMEmbedding
@@ -568,6 +569,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     plain = _salient(" ".join(f"{e.paper.name} {e.paper.venue}" for e in evidence))  # naming a paper ties nothing
     question_words = set(tokenize(question))
+    abstracts = [e.paper.abstract for e in evidence]
     claims = split_claims(answer, valid, {e.n: e.paper.name for e in evidence})
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
@@ -625,6 +627,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             continue
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated, or the question's guess
+            continue
+        if misbound(claim.text, abstracts, question):
+            claim.status = "unsupported"  # a source's number said of another thing: "114 questions" for 114 disciplines
             continue
         # MiniLM is English-only: a sentence in Chinese (English terms in it or not) is held to
         # its numbers, names and the paper it names, never to a cosine it cannot have

@@ -22,6 +22,7 @@ from assistant.index import PaperIndex
 from assistant.lexical import tokenize
 from assistant.mentions import says, unmentioned
 from assistant.papers import Paper, load_papers, seed_files
+from assistant.quantities import misbound
 from assistant.settings import Settings
 
 from .conftest import compare_replies, source_number
@@ -501,6 +502,7 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
     # "how long did it take" asks the training time, which REVE's "60,000 hours of EEG data" is not
     ("how many GPUs did they use to pretrain REVE and how long did it take?", "the hardware or the training time"),
+    ("How many GPUs and how many days did it take to pretrain REVE?", "the hardware or the training time"),
     ("CSBrain 的代码和预训练权重开源了吗？", "do not mention the code release"),
     ("is the CSBrain code publicly available on GitHub?", "do not mention the code release"),
     # the code is what the licence is about: RIGNO's GitHub link does not state its licence
@@ -534,6 +536,7 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     "is REVE's code released, with its pretrained weights?",  # "We release code, pretrained weights, …"
     "RIGNO 的代码放在哪个 GitHub 组织下？",
     "What does CodeBrain's tokenizer turn the EEG into?",  # a name with "Code" in it asks no code release
+    "how many hours of EEG did REVE pretrain on?",  # its data, not its training time
     # fusion ranks the forgery paper (cosine 0.23) above a closer one (0.31): the closest decides "no paper is about it"
     ("How does the mixture-of-LoRA-experts deepfake detector keep from forgetting older manipulation types when new "
      "ones show up?"),
@@ -1100,6 +1103,46 @@ def test_an_answer_saying_the_question_s_premise_back_is_dropped(assistant: Assi
     assert result.to_json()["unsupported"] == [said]
     server.reply("No, the authors do not admit an extra memory cost or training cost for per-synapse time constants [1].")
     assert run(assistant.ask(question))[1].to_json()["unsupported"] == []  # a "no" is not the premise said back
+
+
+def test_a_source_s_number_said_of_another_thing_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The Earth-science abstract counts 114 disciplines and no questions;
+    the 1.5B model answered "how many questions…" with "114 questions".
+    The number is the source's, so only what it counts gives it away; the
+    same number said of what the abstract counts stays, and so does a count
+    in other words for the same thing ("participants" for "subjects")."""
+    question = "how many questions are in Earth-Iron and in Earth-Silver?"
+    server.judgement = 0.6
+    server.reply("There are 114 questions in Earth-Iron and 114 questions in Earth-Silver [1].")
+    result = run(assistant.ask(question))[1]
+    assert result.abstained and result.to_json()["unsupported"] == [
+        "There are 114 questions in Earth-Iron and 114 questions in Earth-Silver."]
+    server.reply("Earth-Iron and Earth-Silver encompass five Earth spheres and 114 disciplines [1].")
+    server.judgement = 0.9
+    result = run(assistant.ask("how many disciplines do Earth-Iron and Earth-Silver cover?"))[1]
+    assert "114 disciplines" in result.answer and not result.to_json()["unsupported"]
+    server.reply("REVE was pretrained on EEG from 25,000 participants [1].")
+    result = run(assistant.ask("how many people's EEG was REVE pretrained on?"))[1]
+    assert "25,000 participants" in result.answer and not result.to_json()["unsupported"]
+
+
+def test_a_chinese_count_of_another_thing_is_dropped(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"78只猴子" (78 monkeys) where the scaling paper counts 78 mice, read through the field dictionary."""
+    server.reply("这项研究用了78只猴子 [1]。")
+    server.judgement = 0.6
+    result = run(assistant.ask("那篇用小鼠视觉皮层的大规模数据研究神经网络扩展规律的论文，一共用了几只猴子？"))[1]
+    assert "78只猴子" not in result.answer
+
+
+def test_only_counts_are_judged_by_what_they_count() -> None:
+    """A year, a share, a name's digits, a citation marker and a number the
+    question states are no counts of a thing; a number no source states is
+    the other check's."""
+    source = ["In 2025 we trained GPT-4 on 92 datasets and improved accuracy by 23% [1]."]
+    said = "In 2025 GPT-4 gained 23% [1] across 92 benchmarks and 17 tasks."
+    assert misbound(said, source) == ["92 benchmarks"]
+    assert misbound(said, source, asked="which of the 92 datasets…?") == []
+    assert misbound("It trained on 92 datasets.", source) == []
 
 
 def test_a_sentence_stating_its_sources_coined_names_is_kept_below_the_usual_cosine(assistant: Assistant,
