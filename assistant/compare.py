@@ -268,10 +268,11 @@ def _custom_sentence(aspect: str, sents: list[str], vectors: np.ndarray, aspect_
     if words & _FIELD:
         return 0  # abstracts open on their field: "In large-scale recommendation systems, …"
     tokens = [set(tokenize(s)) for s in sents]
-    says = np.array([[_states_word(w, s, t) for w in words] for s, t in zip(sents, tokens, strict=True)], dtype=float)
+    strength = np.array([[_word_strength(w, s, t) for w in words] for s, t in zip(sents, tokens, strict=True)])
+    says = (strength > 0).astype(float)
     share = says.mean(axis=1)
     rarity = np.log((len(sents) + 1) / (says.sum(axis=0) + 1)) + 1e-3
-    rare_share = says @ rarity / rarity.sum()
+    rare_share = strength @ rarity / rarity.sum()  # weighed by how surely each word is said (``_word_strength``)
     cosine = vectors @ aspect_vector
     own = np.arange(len(sents)) >= gist_sentence(sents)
     ok = own & ((share >= settings.aspect_words_share) | (cosine >= settings.aspect_min_similarity))
@@ -299,8 +300,24 @@ def _aspect_words(aspect: str) -> set[str]:
 
 def _states_word(word: str, sentence: str, tokens: set[str]) -> bool:
     """Whether a sentence (its ``tokens``) says an aspect's stemmed word, or one of its cues."""
+    return _word_strength(word, sentence, tokens) > 0
+
+
+def _word_strength(word: str, sentence: str, tokens: set[str]) -> float:
+    """How surely a sentence says an aspect's word: 1 for the word itself
+    or two different cue words, half for one cue word. One cue word is a
+    weak sign ("reduces predictive errors" for "metric"; "dynamic GNN
+    method" for "architecture"), two say it ("normalized root mean square
+    error (nRMSE)"; "a two-stream Mamba architecture with a GCN"): dev
+    cells 0.796 → 0.811 (3 right quotes for metric and architecture, none
+    lost), no test cell changed (2026-12-07)."""
+    if word in tokens:
+        return 1.0
     cue = ASPECT_CUES.get(word)
-    return word in tokens or bool(cue and cue.search(sentence))
+    if not cue:
+        return 0.0
+    hits = {m.group().casefold() for m in cue.finditer(sentence)}
+    return min(1.0, 0.5 * len(hits)) if hits else 0.0
 
 
 def _names_aspect(aspect: str, value: str) -> bool:

@@ -384,6 +384,24 @@ def test_a_user_aspect_is_found_by_its_cue_words(assistant: Assistant, aspect: s
     assert compare._custom_sentence(aspect, sentences, vectors, aspect_vector, CompareSettings()) == chosen
 
 
+@pytest.mark.parametrize(("paper", "aspect", "stated"), [
+    # "reduces predictive errors" says one cue word of a metric, the next sentence two ("root mean square error (nRMSE)")
+    ("nRMSE", "metric", "normalized root mean square error (nRMSE)"),
+    ("nRMSE", "error metric", "normalized root mean square error (nRMSE)"),
+    # "dynamic GNN method" says one cue word of an architecture, EvoBrain's own step two ("Mamba architecture")
+    ("EvoBrain", "architecture", "two-stream Mamba architecture"),
+])
+def test_two_cue_words_say_an_aspect_more_surely_than_one(assistant: Assistant, paper: str, aspect: str,
+                                                          stated: str) -> None:
+    [chosen] = [p for p in assistant.index.papers() if paper in p.name or paper in p.abstract]
+    rows = compare.table(assistant.selector, [chosen, _other(assistant, chosen)], [aspect], CompareSettings()).to_json()
+    assert stated in rows[0]["cells"][0]["quote"]
+
+
+def _other(assistant: Assistant, paper: Paper) -> Paper:
+    return next(p for p in assistant.index.papers() if p.paper_id != paper.paper_id)
+
+
 @pytest.mark.parametrize(("aspect", "default"), [
     ("problem addressed", "problem"), ("training data", "data"), ("main results", "evaluation and results"),
     ("method used", "approach"), ("Datasets", "data"),
