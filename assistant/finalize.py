@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
-from assistant.answerability import adds_to, parts_left, quotable, responds, states_part
+from assistant.answerability import LINK_WORD, adds_to, for_all_papers, parts_left, quotable, responds, states_part
 from assistant.chunking import sentences
 from assistant.citations import (
     MIN_CLAIM_WORDS,
@@ -179,6 +179,9 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
                  or id(c) in again]
     for claim in no_claims:
         claim.status = "unsupported"  # "The abstracts do not contain…", "The papers study the topic of EEG": no claims
+    for claim in claims:
+        if mode in ("summarize", "compare") and for_all_papers(claim.text, claim.cited, len(evidence)):
+            claim.status = "unsupported"  # one paper's claim given to all: removed, listed apart
     kept = [c for c in claims if c.status != "unsupported" and c.text]
     if mode == "ask" and evidence:
         kept = _without_asides(kept, query, evidence, checks)
@@ -205,6 +208,8 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         if kept[0].lead == "":
             kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]
+    if kept and kept[0].status != "quoted":
+        kept[0].text = _without_opening_link(kept[0].text)
     if kept and has_cjk(question) and all(c.status == "quoted" for c in kept):
         # the quotes stay English, as in a list answer: the lead says so in the user's language
         lead = SentenceSupport(text=prompts.QUOTED_LEAD_CHINESE, cited=[], status="quoted")
@@ -226,6 +231,13 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
         extractive=error is not None, error=error, model_text=text,
         quoted=bool(kept) and all(c.status == "quoted" for c in kept), extra={"verdict": verdict, "model_answered": answered},
     )
+
+
+def _without_opening_link(text: str) -> str:
+    """The answer's first sentence without a word linking it to a sentence
+    before it (see ``LINK_WORD``): there is none when the check removed it."""
+    rest = LINK_WORD.sub("", text, count=1)
+    return rest[:1].upper() + rest[1:] if rest != text else text
 
 
 def _parts_quoted(question: str, kept: list[SentenceSupport], evidence: list[Evidence],

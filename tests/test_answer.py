@@ -182,6 +182,32 @@ def test_topic_summary_gathers_all_papers_above_the_cutoff(assistant: Assistant,
     assert f"These {len(result.sources)} papers" in prompt
 
 
+def test_a_summary_does_not_open_on_a_word_tied_to_a_removed_sentence(assistant: Assistant,
+                                                                     server: ScriptedOpenAI) -> None:
+    """The check removes "The papers all study EEG foundation models" (it
+    says only the topic): the answer began "However, they differ in…"."""
+    server.reply(lambda body: "The papers all study EEG foundation models [1][2]. However, REVE is pretrained on "
+                              f"over 60,000 hours of EEG [{source_number(body, 'REVE')}].")
+    result = run(assistant.summarize("EEG foundation models"))[1]
+    assert result.answer.startswith("REVE is pretrained on over 60,000 hours of EEG [")
+    assert "However" not in result.answer
+
+
+def test_a_sentence_for_all_papers_citing_one_is_removed(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"The papers are pretrained on 60,000 hours [REVE]" gives one paper's
+    data to all; "However, they differ in…" citing one paper says nothing
+    of the others. Both leave the answer; a sentence citing its paper stays."""
+    server.reply(lambda body: f"The papers are pretrained on over 60,000 hours of EEG [{source_number(body, 'REVE')}]. "
+                              f"However, they differ in scale: CSBrain has cross-scale tokens [{source_number(body, 'CSBrain')}]. "
+                              f"CSBrain uses cross-scale spatiotemporal tokenization [{source_number(body, 'CSBrain')}].")
+    result = run(assistant.summarize("EEG foundation models"))[1]
+    model_text = result.answer.split("\n- ")[0]
+    assert model_text.startswith("CSBrain uses cross-scale spatiotemporal tokenization [")
+    assert "60,000" not in model_text and "differ" not in model_text
+    removed = [s["sentence"] for s in result.support if s["status"] == "unsupported"]
+    assert any("60,000" in t for t in removed) and any("differ" in t for t in removed)
+
+
 def test_a_topic_one_paper_is_about_asks_for_that_paper_alone(assistant: Assistant, server: ScriptedOpenAI) -> None:
     """Asked what one paper "shares" with none, the model wrote of "them"."""
     server.reply("Schedule Deviation measures how far conditional diffusion models stray from denoising [1].")
@@ -328,10 +354,10 @@ def test_tokens_are_the_model_reply(assistant: Assistant, server: ScriptedOpenAI
 def test_a_summary_asked_in_chat_words_lists_every_paper_cited_to_itself(assistant: Assistant,
                                                                            server: ScriptedOpenAI) -> None:
     server.reply(lambda body: "The papers study the topic of EEG foundation models [1]. They share that they are all "
-                 f"about EEG [2]. These papers pretrain EEG foundation models [{source_number(body, 'REVE')}].")
+                 f"about EEG [2]. REVE pretrains an EEG foundation model [{source_number(body, 'REVE')}].")
     events, result = run(assistant.conversation().send("can you give me an overview of the EEG foundation models?"))
     # sentences that say nothing the message does not are left out, and not listed as unsupported either
-    assert result.answer.startswith("These papers pretrain") and "study the topic" not in result.answer
+    assert result.answer.startswith("REVE pretrains") and "study the topic" not in result.answer
     assert not any("topic" in s["sentence"] for s in result.support)
     assert isinstance(events[0], Routed) and events[0].kind == "summarize"
     assert result.mode == "chat" and result.extra["route"]["kind"] == "summarize" and not result.abstained
@@ -340,7 +366,7 @@ def test_a_summary_asked_in_chat_words_lists_every_paper_cited_to_itself(assista
     for line in lines:
         name, n = line[2:].split(": “")[0], int(line.rsplit("[", 1)[1].rstrip("].")) - 1
         assert result.citations[n]["title"] == name
-    assert result.answer.index("pretrain EEG foundation models") < result.answer.index("\n\n- ")
+    assert result.answer.index("pretrains an EEG foundation model") < result.answer.index("\n\n- ")
 
 
 def test_follow_up_comparison_is_rewritten_then_routed(assistant: Assistant, server: ScriptedOpenAI) -> None:
@@ -1289,6 +1315,21 @@ def test_a_long_top_abstract_is_quoted_without_its_least_relevant_sentences(assi
     weakest = min(top.relevance[i] for i in top.chosen)
     for i in set(range(len(top.sentences))) - set(top.chosen):
         assert top.relevance[i] <= weakest or used + top.tokens[i] > allowance
+
+
+def test_a_code_link_is_quoted_only_to_a_question_about_code(assistant: Assistant) -> None:
+    """RIGNO's link (github.com/camlab-ethz/rigno) holds its name, so a short
+    question naming RIGNO ranked "Our code is publicly available at …" first
+    and a Chinese answer quoted it as its source (原文). Asked for the code, it is the answer."""
+    _, [rigno], prompt = assistant.prepare_ask("RIGNO mesh grid")
+    link = next(i for i, s in enumerate(rigno.sentences) if "github.com" in s)
+    assert rigno.paper.name == "RIGNO" and rigno.best_sentences()[0][1] != link
+    # over budget, the link is the first sentence left out; a whole abstract that fits keeps it
+    [cut] = assistant.selector.select("RIGNO mesh grid", [rigno.hit], 3, 150, whole=150)
+    assert link not in cut.chosen and len(cut.chosen) > 1 and cut.cost() <= 150
+    assert max(cut.relevance[i] for i in set(range(len(cut.sentences))) - set(cut.chosen)) > cut.relevance[link]
+    _, [asked], prompt = assistant.prepare_ask("Where is the code of RIGNO?")
+    assert asked.best_sentences()[0][1] == link and "github.com/camlab-ethz/rigno" in prompt
 
 
 def test_a_question_naming_one_paper_is_answered_from_its_abstract_alone(assistant: Assistant) -> None:
