@@ -252,11 +252,11 @@ def adds_to(topic: str, sentence: str) -> bool:
     return has_cjk(sentence) or bool(set(tokenize(sentence)) - set(tokenize(topic)) - _FILLER - _ANY_TOPIC)
 
 
-#: A word that links a sentence to the one before it ("However, they differ in…"): left dangling at an
+#: A connective, a word that ties a sentence to the one before it ("However, they differ in…"): left dangling at an
 #: answer's start when the check removed that sentence (a summary's "The papers all study EEG [1][2].").
-LINK_WORD = re.compile(r"^(?:however|in contrast|by contrast|moreover|furthermore|additionally|in addition|also|"
-                       r"nevertheless|nonetheless|on the other hand|conversely|likewise|similarly|instead),\s*"
-                       r"|^(?:然而|但是|不过|此外|另外|同时|而且|相比之下)[，,]\s*", re.IGNORECASE)
+CONNECTIVE = re.compile(r"^(?:however|in contrast|by contrast|moreover|furthermore|additionally|in addition|also|"
+                        r"nevertheless|nonetheless|on the other hand|conversely|likewise|similarly|instead),\s*"
+                        r"|^(?:然而|但是|不过|此外|另外|同时|而且|相比之下)[，,]\s*", re.IGNORECASE)
 #: A sentence about every paper at once ("The papers study…", "They differ in…", "这些论文…").
 _ALL_PAPERS = re.compile(r"^(?:(?:the|these|those|both|all(?: of)?(?: the)?|together,? the)\s+"
                          r"(?:(?:two|three|four|five|six|seven|eight|several|selected|listed|above|cited)\s+)?"
@@ -271,7 +271,7 @@ def for_all_papers(sentence: str, cited: Collection[int], sources: int) -> bool:
     papers study the impact of AI on people's beliefs or opinions [1]",
     "They differ in their approach, with EvoBrain integrating a two-stream
     Mamba architecture [1]", which says nothing of the other paper)."""
-    return sources > 1 and len(set(cited)) == 1 and bool(_ALL_PAPERS.search(LINK_WORD.sub("", sentence.strip(), count=1)))
+    return sources > 1 and len(set(cited)) == 1 and bool(_ALL_PAPERS.search(CONNECTIVE.sub("", sentence.strip(), count=1)))
 
 
 def asked_details(question: str) -> list[Detail]:

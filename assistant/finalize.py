@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant import prompts
-from assistant.answerability import LINK_WORD, adds_to, for_all_papers, parts_left, quotable, responds, states_part
+from assistant.answerability import CONNECTIVE, adds_to, for_all_papers, parts_left, quotable, responds, states_part
 from assistant.chunking import sentences
 from assistant.citations import (
     MIN_CLAIM_WORDS,
@@ -209,7 +209,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
             kept[0].lead = " "  # the name now stands before it
         claims = kept = [_naming_line(kept, evidence), *kept]
     if kept and kept[0].status != "quoted":
-        kept[0].text = _without_opening_link(kept[0].text)
+        kept[0].text = _without_opening_connective(kept[0].text)
     if kept and has_cjk(question) and all(c.status == "quoted" for c in kept):
         # the quotes stay English, as in a list answer: the lead says so in the user's language
         lead = SentenceSupport(text=prompts.QUOTED_LEAD_CHINESE, cited=[], status="quoted")
@@ -233,10 +233,10 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     )
 
 
-def _without_opening_link(text: str) -> str:
-    """The answer's first sentence without a word linking it to a sentence
-    before it (see ``LINK_WORD``): there is none when the check removed it."""
-    rest = LINK_WORD.sub("", text, count=1)
+def _without_opening_connective(text: str) -> str:
+    """The answer's first sentence without a connective tying it to a sentence
+    before it (see ``CONNECTIVE``): there is none when the check removed it."""
+    rest = CONNECTIVE.sub("", text, count=1)
     return rest[:1].upper() + rest[1:] if rest != text else text
 
 
