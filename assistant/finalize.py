@@ -173,7 +173,7 @@ def finalize(mode: str, question: str, query: str, text: str, evidence: list[Evi
     # a reply cut off by a failure is not an answer: the quoted sentences replace it
     claims = [] if not evidence or not written or error else attribute(
         written, evidence, checks.embedder, checks.settings.support_threshold, question, papers,
-        checks.settings.named_support_threshold, about=evidence[0].n if mode == "ask" else None)
+        checks.settings.named_support_threshold, about=evidence[0].n if mode == "ask" else None, identify=identify)
     again = _repeated(claims)
     no_claims = [c for c in claims if is_refusal(c.text) or (mode == "summarize" and not adds_to(question, c.text))
                  or id(c) in again]

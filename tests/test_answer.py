@@ -1072,6 +1072,31 @@ def test_citation_markers_standing_for_names_are_no_answer(assistant: Assistant,
     assert result.quoted and result.citations[0]["title"] == "MiCRo"
 
 
+def test_naming_the_paper_asked_for_answers_which_paper(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """Asked which paper, the model names the top paper and says what it
+    does in the user's words ("splits a chatbot into brain-like specialist
+    modules", cosine 0.43 to MiCRo's abstract): the name is the answer, a
+    name only that source holds, so the lower bar of a tied source applies.
+    The same words under another paper's name stay unsupported (and the
+    marker alone, "… is [1].", stays no answer: see the test below)."""
+    question = "ICLR 2026 paper that splits a chatbot into brain-like specialist modules — how many modules, and what's it called?"
+    server.reply(lambda body: f"MiCRo (ICLR 2026) splits a chatbot into four brain-like specialist modules "
+                              f"[{source_number(body, 'MiCRo')}].")
+    server.judgement = 0.7
+    result = run(assistant.ask(question))[1]
+    assert not result.abstained and result.answer.startswith("MiCRo (ICLR 2026) splits a chatbot into four")
+    assert result.citations[0]["title"] == "MiCRo" and result.support[0]["supported"] is True
+
+    def other(body: dict) -> str:
+        prompt = body["messages"][-1]["content"]
+        name = re.findall(r"^\[2\] (.+?) \(", prompt, re.MULTILINE)[0]
+        return f"{name} (ICLR 2026) splits a chatbot into four brain-like specialist modules [2]."
+
+    server.reply(other)
+    result = run(assistant.ask(question))[1]
+    assert result.abstained and result.support[0]["supported"] is False
+
+
 def test_a_quote_that_cannot_say_how_much_leaves_the_refusal_standing(assistant: Assistant,
                                                                       server: ScriptedOpenAI) -> None:
     """The abstract says "substantial improvements in mAP", not by how much:
