@@ -154,6 +154,19 @@ def _index_answers(message: str) -> dict[str, str]:
     return prompts.INDEX_ANSWERS["Chinese" if language_of(message) == "Chinese" else "English"]
 
 
+def _record_line(paper: Paper, n: int, said: dict[str, str], asks_title: bool) -> SentenceSupport:
+    """What a paper's record says of it, cited to source ``n``: its venue,
+    year, and its title when the record has one (or asked, that it has none)."""
+    if paper.title and paper.title != paper.name:
+        title = f", titled “{paper.title}”"
+    else:  # the bundled lists give abstracts only: "POCO" is the name the app made, not a title
+        title = said["no_title"].format(name=paper.name) if asks_title else ""
+    year = f" ({paper.year})" if paper.year and str(paper.year) not in paper.venue else ""
+    venue = paper.venue or "?"
+    return SentenceSupport(text=said["paper"].format(name=paper.name, article=_article(venue), venue=venue,
+                                                     year=year, title=title), cited=[n], status="quoted")
+
+
 def _messages(content: str) -> list[ChatMessage]:
     """Every request starts with the same system prompt, so the server reuses
     its evaluated prefix (a follow-up's rewrite would otherwise evict it)."""
@@ -355,25 +368,20 @@ class Assistant:
                                 {"shown": len(evidence), **scope.extra()}, lines)
 
     def paper_facts(self, question: str, named: list[Paper], asked: str | None = None) -> Iterator[Event]:
-        """A paper's venue, year and title, from its record: the paper named,
-        else the one the question describes."""
+        """Papers' venue, year and title, from their records, a line each:
+        the papers named, else the one the question describes."""
         start = time.perf_counter()
         query = self._scope(question, None).query
-        paper = named[0] if named else self.retriever.resolve(query).paper
-        if paper is None:  # no one paper fits the description: answer it as a question
+        papers = named or [p for p in [self.retriever.resolve(query).paper] if p is not None]
+        if not papers:  # no one paper fits the description: answer it as a question
             yield from self.ask(question, asked=asked)
             return
-        evidence = self._gist_evidence(query, [Hit(paper, 1.0, 1.0, True)], on_topic=False)
+        evidence = self._gist_evidence(query, [Hit(p, 1.0, 1.0, True) for p in papers], on_topic=False)
         said = _index_answers(asked or question)
-        if paper.title and paper.title != paper.name:
-            title = f", titled “{paper.title}”"
-        else:  # the bundled lists give abstracts only: "POCO" is the name the app made, not a title
-            title = said["no_title"].format(name=paper.name) if intent.asks_title(question) else ""
-        year = f" ({paper.year})" if paper.year and str(paper.year) not in paper.venue else ""
-        venue = paper.venue or "?"
-        line = SentenceSupport(text=said["paper"].format(name=paper.name, article=_article(venue), venue=venue,
-                                                         year=year, title=title), cited=[1], status="quoted")
-        yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": 1}, [line])
+        lines = [_record_line(e.paper, e.n, said, intent.asks_title(question)) for e in evidence]
+        for line in lines[1:]:
+            line.lead = "\n"  # a line per paper
+        yield from self._answer("list", asked or question, query, evidence, "", start, {"shown": len(lines)}, lines)
 
     def about_collection(self, message: str, greeting: bool, scope: Scope | None = None) -> Iterator[Event]:
         """What the collection holds, from the index: how many papers of

@@ -42,6 +42,10 @@ _METADATA = re.compile(
     r"\ban? (?:neurips|iclr|icml|\d{4})(?: \d{4})? (?:paper|submission)\s*[?？]|\b(?:venue|conference)\s*[?？]?\s*$|"
     r"\b(?:neurips|iclr|icml) or (?:neurips|iclr|icml)\b|\b(?:full |paper'?s? )?title\b|哪个会议|哪一年|发表在|发表于|标题|题目",
     re.IGNORECASE)
+#: A yes-or-no question whether a named paper is of a venue or year ("was HEIST at ICLR 2026?", "is SPINT
+#: from 2025 or 2026?"); said of no named paper, it asks for papers ("was there a paper on graphs at ICLR 2026?").
+_VENUE_CHECK = re.compile(r"^\s*(?:is|was|are|were)\b[^?？]{0,60}?\s(?:(?:from|at|in|an?)\s+)?(?:neurips|iclr|icml|(?:19|20)\d\d)\b"
+                          r"(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?(?:\s+papers?)?\s*[?？]?\s*$", re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
@@ -450,13 +454,14 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         if len(papers) >= 2:
             return Route("compare", f"names two or more papers and asks to compare them{on}", papers,
                          aspects=aspects)
+    if _METADATA.search(message) or (papers and _VENUE_CHECK.search(message)):  # each paper's record answers it
+        return Route("list", "asks for a paper's venue, year or title" if len(papers) <= 1 else
+                     f"asks for the venue, year or title of {len(papers)} named papers", papers, metadata=True)
     if len(papers) >= 2 and is_keyword_query(message):
         return Route("compare", f"names {len(papers)} papers and nothing else: compares them", papers)
     if len(papers) >= 2 and not _LIST.search(cues) and not asks_summary(cues):
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)
-    if _METADATA.search(message) and len(papers) <= 1:
-        return Route("list", "asks for a paper's venue, year or title", papers, metadata=True)
     if _LIST.search(cues) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", cues)):
         return Route("list", "asks which papers match")
     if len(papers) == 1 and asks_summary(cues) and not _PLURAL.search(cues):

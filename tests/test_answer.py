@@ -663,6 +663,10 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     events, result = run(assistant.respond("which conference is SPINT from?"))
     assert events[0].kind == "list" and result.answer == "SPINT is a NeurIPS 2025 paper [1]."
     assert run(assistant.respond("when was HEIST published?"))[1].answer == "HEIST is an ICLR 2026 paper [1]."
+    events, result = run(assistant.respond("which venue are REVE and CSBrain from?"))  # a line per paper
+    assert events[0].kind == "list" and result.answer == ("REVE is a NeurIPS 2025 paper [1].\n"
+                                                          "CSBrain is a NeurIPS 2025 paper [2].")
+    assert run(assistant.respond("was HEIST at ICLR 2026?"))[1].answer == "HEIST is an ICLR 2026 paper [1]."
     titled = run(assistant.respond("what's the title of the POCO paper?"))[1]  # it quoted POCO's code link
     assert titled.answer == ("POCO is a NeurIPS 2025 paper; the collection holds its abstract but not its title "
                              "(\"POCO\" is the name the app gives it) [1].")

@@ -127,6 +127,14 @@ def test_a_comparison_in_other_words_gets_the_table_not_one_answer_per_paper(mes
 
 def test_metadata_and_keyword_flags() -> None:
     assert route("which conference is SPINT from?", named).metadata
+    # several papers' venues are each paper's record, not a comparison; a yes-or-no venue check is one too
+    for message in ("which venue are REVE and CSBrain from?", "are REVE and CSBrain NeurIPS 2025 papers?",
+                    "was SPINT at ICLR 2026?", "is POCO from 2025 or 2026?"):
+        chosen = route(message, named)
+        assert chosen.kind == "list" and chosen.metadata and chosen.papers, message
+    # of no named paper it asks for papers; a comparison stays one
+    assert not route("was there a paper about graphs at ICLR 2026?", named).metadata
+    assert route("is REVE better than CSBrain in 2025?", named).kind == "compare"
     assert not route("which papers deal with PDE solvers?", named).metadata
     assert route("spiking net heterogeneous synapses", named).keywords
     assert is_keyword_query("EEG foundation model") and not is_keyword_query("What is an EEG foundation model?")
