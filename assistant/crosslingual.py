@@ -43,6 +43,21 @@ def dictionary_query(question: str) -> str:
     return " ".join(dict.fromkeys(latin + known_terms(question)))
 
 
+#: Words with which a Chinese question asks something (什么, 哪, 多少, 吗 …).
+_ASKING = re.compile(r"什么|哪|多少|几|怎么|怎样|如何|吗|是否|为什么|为何|谁|多大|多久|有没有")
+
+
+def asked_terms(question: str) -> str:
+    """The English terms of the clauses of a Chinese question that ask
+    something ("负权重主要编码的是什么信息" -> "weights encoding"), without
+    those that describe the paper ("研究网络权重正负号和视觉表征关系的那篇论文里"):
+    the sentence that answers is near the former, the abstract's gist near
+    the latter. The last clause when none asks; "" when no term is known."""
+    clauses = [c for c in re.split(r"[，,。？?；;！!]", question) if c.strip()]
+    asking = [c for c in clauses if _ASKING.search(c)] or clauses[-1:]
+    return " ".join(dictionary_query(c) for c in asking).strip()
+
+
 def known_terms(question: str) -> list[str]:
     """The English of the question's terms the dictionary knows, longest
     match first (so 脉冲神经网络 is one term, not 脉冲 + 神经网络)."""

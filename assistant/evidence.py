@@ -37,6 +37,11 @@ _DIGIT = re.compile(r"\d")
 _LINK = re.compile(r"https?://|\bgithub\b|\bwww\.|\b4open\.science\b|\b[\w-]+\.(?:github\.io|com|org|io)/"
                    r"|^\W*(?:all\s+(?:of\s+)?|the\s+|our\s+)?(?:source\s+)?(?:code|codes|models?|project page)\b"
                    r"[^.]{0,80}\b(?:available|released?|open-?sourced)\b", re.IGNORECASE)
+def points_to_code(sentence: str) -> bool:
+    """Whether a sentence only points to code, data or a project page (see ``_LINK``)."""
+    return bool(_LINK.search(sentence))
+
+
 #: A question about a paper's code, released data or links, which such a sentence answers.
 _ASKS_LINK = re.compile(r"\b(?:code|codes|github|repo|repository|open[- ]?sourced?|links?|url|website|"
                         r"project page|download|released?|weights)\b", re.IGNORECASE)

@@ -1408,12 +1408,26 @@ def test_a_chinese_answer_ends_with_the_english_sentence_it_rests_on(assistant: 
     answer, original = result.answer.split("\n\n")
     assert answer == "Meta-PCN 在 CIFAR-10/100 和 TinyImageNet 上验证 [1]。"
     assert original.startswith(prompts.ORIGINAL_CHINESE + "Meta-PCN: “") and original.endswith("” [1]")
-    assert original.removeprefix(prompts.ORIGINAL_CHINESE + "Meta-PCN: “")[:-5] in result.sources[0]["abstract"]
+    assert all(quote in result.sources[0]["abstract"] for quote in re.findall(r"“(.+?)”", original))
     server.reply("这项研究让两个AI系统就争议性事实主张进行辩论 [1]。")
     assert prompts.ORIGINAL_CHINESE not in run(assistant.ask("Which study has two AI systems debate?"))[1].answer
     server.reply("这些论文研究脉冲神经网络 [1]。")  # a summary's list quotes every paper already
     result = run(assistant.respond("总结一下关于脉冲神经网络的论文"))[1]
     assert result.mode == "summarize" and prompts.ORIGINAL_CHINESE not in result.answer and "“" in result.answer
+
+
+def test_the_english_source_of_a_chinese_answer_holds_what_the_question_asks(assistant: Assistant,
+                                                                              server: ScriptedOpenAI) -> None:
+    """The question as a whole is nearest the sentence it describes the
+    paper by; the sentence nearest its asking clause ("负权重主要编码的是什么信息")
+    is the one that answers, and is quoted too, in the abstract's order."""
+    server.reply("负权重主要编码的是对象特征 [1]。")  # the 1.5B model's wrong reading: the quote lets the reader see it
+    result = run(assistant.ask("研究网络权重正负号和视觉表征关系的那篇论文里，负权重主要编码的是什么信息？"))[1]
+    original = result.answer.split("\n\n")[1]
+    quotes = re.findall(r"“(.+?)”", original)
+    assert len(quotes) == 2 and "negative weights encode context" in quotes[1]
+    abstract = result.sources[0]["abstract"]
+    assert abstract.index(quotes[0]) < abstract.index(quotes[1])
 
 
 @pytest.mark.parametrize("heading", ["References:", "参考文献：", "**Sources**"])
