@@ -496,7 +496,8 @@ class Assistant:
         hits = self.retriever.topic(scope.query, scope.venue, scope.year, s.topic_max_papers, s.topic_min_score,
                                     s.topic_min_similarity, scope.plain)
         first = hits[: s.topic_check_papers]
-        if not first or any(h.named for h in first) or not self.retriever.unknown_words(scope.query, scope.plain):
+        if not first or any(h.named for h in first) or not self.retriever.unknown_words(scope.query, scope.plain,
+                                                                                        scope.venue, scope.year):
             return hits
         topic = scope.plain or scope.query
         shown = self._gist_evidence(scope.query, hits[: s.topic_max_papers])

@@ -50,7 +50,10 @@ _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
-    r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)吗?\s*[？?。]?\s*$",
+    r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)吗?\s*[？?。]?\s*$|"
+    # "这批论文里有讲脉冲神经网络的吗？", "有研究扩散模型的论文吗？": is there a paper on …
+    r"(?:论文|文章)(?:里|中|里面|当中)?有(?:讲|关于|研究|做|涉及|提到)[^？?。]{0,30}?的吗\s*[？?]?\s*$|"
+    r"^\s*有(?:讲|关于|研究|做|涉及)[^？?。]{0,30}?的(?:论文|文章)吗\s*[？?]?\s*$",
     re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".

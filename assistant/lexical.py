@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,14 +180,26 @@ class LexicalIndex:
             return np.zeros(len(self.paper_ids), dtype=np.float32)
         return self._bm25.get_scores(tokens)
 
-    def unknown(self, words: list[str]) -> list[str]:
+    def unknown(self, words: list[str], among: Sequence[int] | None = None) -> list[str]:
         """The ``tokenize``d ``words`` that no indexed paper uses, nor a
         word one typo away ("netwroks" is "networks"; only for stems of
         seven letters or more, as shorter ones are other words a letter
-        apart: "robot", "root")."""
+        apart: "robot", "root"). ``among``: positions of the papers in
+        scope (a venue or year filter); a word only papers outside it use
+        is unknown there ("sign language" in the ICLR 2026 set, whose one
+        sign-language paper is from NeurIPS 2025)."""
         vocab = self._bm25.vocab_dict
-        return [w for w in words if w not in vocab and not _kin(w, vocab)
-                and (len(w) < 7 or not any(_one_typo(w, v) for v in vocab))]
+        unknown = []
+        for w in words:
+            forms = [w] if w in vocab else _kin(w, vocab) or (
+                [v for v in vocab if _one_typo(w, v)] if len(w) >= 7 else [])
+            if not forms or (among is not None and not self._used(forms, among)):
+                unknown.append(w)
+        return unknown
+
+    def _used(self, forms: list[str], among: Sequence[int]) -> bool:
+        """Whether a paper at one of the positions ``among`` uses one of the indexed ``forms``."""
+        return bool(among) and bool((self._bm25.get_scores(forms)[list(among)] > 0).any())
 
     def named(self, query: str) -> list[int]:
         """Positions of papers whose method name the query states verbatim,

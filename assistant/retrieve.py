@@ -281,12 +281,17 @@ class PaperRetriever(BaseRetriever):
                 if h.paper.paper_id not in seen]
         return sorted(listed + more, key=lambda h: -h.score)
 
-    def unknown_words(self, query: str, plain: str | None = None) -> list[str]:
+    def unknown_words(self, query: str, plain: str | None = None, venue: VenueFilter = None,
+                      year: int | None = None) -> list[str]:
         """The words of a topic (``topic``'s ``query`` and ``plain``) that
-        no indexed paper uses, chat words aside: the sign of an absent topic
-        that ``topic`` counts, and on which a summary asks the model (see
-        ``relevance``)."""
-        return self.index.corpus.lexical.unknown(_topic_words(self._asked(query, plain)))
+        no paper of the scope (``venue``, ``year``) uses, chat words aside:
+        the sign of an absent topic that ``topic`` counts, and on which a
+        summary asks the model (see ``relevance``)."""
+        return self.index.corpus.lexical.unknown(_topic_words(self._asked(query, plain)), self._among(venue, year))
+
+    def _among(self, venue: VenueFilter, year: int | None) -> list[int] | None:
+        """The positions of the papers a filter keeps (None: no filter, every paper)."""
+        return self.allowed(venue, year) if venue or year is not None else None
 
     def _asked(self, query: str, plain: str | None) -> str:
         """The words that say whether a topic is absent: the user's own
@@ -311,7 +316,7 @@ class PaperRetriever(BaseRetriever):
         pool = self.search(query, k=3 * most, venue=venue, year=year)
         lexical = self.index.corpus.lexical
         words = _topic_words(asked)
-        absent = lexical.unknown(words)
+        absent = lexical.unknown(words, self._among(venue, year))
         if len(absent) >= 2 and 2 * len(absent) >= len(words):
             return [h for h in pool if h.named]
         papers = lexical.names

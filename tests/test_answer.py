@@ -838,6 +838,23 @@ def test_a_topic_whose_nearest_papers_the_model_judges_off_topic_is_refused(assi
     assert server.requests == []  # no list or summary was written for it
 
 
+def test_a_topic_only_another_venues_papers_are_about_is_judged_in_its_venue(assistant: Assistant,
+                                                                             server: ScriptedOpenAI) -> None:
+    """Every word of "single-cell transcriptomics" is some paper's, all of
+    them ICLR 2026's: asked of NeurIPS 2025, most of the topic's words are
+    absent there, and it is refused without the model (its nearest NeurIPS
+    papers were listed). "Spiking" is only NeurIPS papers' word: asked of
+    ICLR 2026, the model judges the nearest ICLR papers. Asked in Chinese
+    ("这批论文里有讲…的吗？"), it is a list question too."""
+    server.judgement = 0.1
+    result = run(assistant.respond("Which NeurIPS 2025 papers work with single-cell or spatial transcriptomics data?"))[1]
+    assert result.abstained and server.requests == [] and server.judged == []
+    for message in ("which ICLR 2026 papers are on spiking networks?", "ICLR 2026 这批论文里有讲脉冲神经网络的吗？"):
+        events, result = run(assistant.respond(message))
+        assert events[0].kind == "list" and result.abstained and _about_prompts(server), message
+    assert server.requests == []
+
+
 def test_a_paper_judged_on_topic_keeps_the_list_and_stops_the_judging(assistant: Assistant,
                                                                       server: ScriptedOpenAI) -> None:
     by_title = {p.title or p.name: p for p in assistant.index.papers()}

@@ -94,6 +94,20 @@ def test_a_topics_unknown_words_are_its_own_words_that_no_paper_uses(seed_retrie
     assert {"CSBrain", "REVE"} <= set(_topic(seed_retriever, "everything you have on EEG"))
 
 
+def test_a_scoped_topics_unknown_words_are_those_no_paper_of_its_scope_uses(seed_retriever: PaperRetriever) -> None:
+    """Single-cell and transcriptomics papers are all ICLR 2026's: asked of
+    NeurIPS 2025, the topic is absent there (its nearest NeurIPS papers were
+    listed) and the model is asked whether they are about it."""
+    def unknown(topic: str) -> list[str]:
+        scope = seed_retriever.scope(topic)
+        return seed_retriever.unknown_words(scope.query, scope.plain, scope.venue, scope.year)
+
+    assert unknown("single-cell spatial transcriptomics papers") == []
+    assert "transcriptom" in unknown("NeurIPS 2025 single-cell spatial transcriptomics papers")
+    assert unknown("ICLR 2026 single-cell spatial transcriptomics papers") == []
+    assert unknown("NeurIPS 2025 EEG papers") == [] and unknown("ICLR 2026 spiking networks") == ["spike"]
+
+
 @pytest.mark.parametrize("query", ["give me the big picture on EEG", "CLIP image features", "the apex of scaling", "APE vs RoPE",
                                    "what did REVE find?", "put the EEG models under the microscope"])
 def test_an_idiom_a_name_or_a_longer_word_adds_no_field_word(query: str) -> None:
