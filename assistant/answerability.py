@@ -82,7 +82,9 @@ DETAILS = (
             r"\buniversit|\binstitut|\baffiliat|\blaborator|\blabs?\b|\bcompany\b"),
     _detail("parameter count", r"\b(?:how many|number of) (?:trainable )?(?:parameters|params|weights)\b|"
             r"\bparameter count\b|\bmodel size\b|\b(?:millions|billions) of (?:parameters|params|weights)\b|"
-            r"参数量|多少(?:个)?参数", r"\bparam(?:eter)?s\b|\bweights\b|\bmodel sizes?\b"),
+            # "weights" alone is no count: "We release code, pretrained weights, and tutorials" (REVE)
+            r"参数量|多少(?:个)?参数", r"\bparam(?:eter)?s\b|\b(?:millions?|billions?|\d[\d.,]*\s*[kmb]?) (?:of )?"
+            r"(?:trainable )?weights\b|\bmodel sizes?\b"),
     _detail("funding", r"\bfund(?:ed|ing|er|ers)\b|\bgrants?\b|资助", r"\bfund(?:ed|ing|s)?\b|\bgrants?\b"),
     _detail("licence", r"\blicen[cs]e[sd]?\b|许可证", r"\blicen[cs]"),
     _detail("code release",

@@ -525,6 +525,8 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("What learning rate did REVE use, and how does it do on MNIST?", "learning rate; no abstract found mentions MNIST"),
     ("who are the authors behind SPINT, and what lab do they work in?", "the authors or the author affiliations"),
     ("roughly how big is HEIST as a model - tens or hundreds of millions of weights?", "the parameter count"),
+    # "We release code, pretrained weights, and tutorials" states no count
+    ("how many parameters does REVE have?", "the parameter count"),
     ("what LoRA rank do the Fake-LoRA experts use?", "the hyperparameters"),
     # "how long did it take" asks the training time, which REVE's "60,000 hours of EEG data" is not
     ("how many GPUs did they use to pretrain REVE and how long did it take?", "the hardware or the training time"),
