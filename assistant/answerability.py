@@ -178,7 +178,9 @@ def responds(question: str, claims: list[str]) -> bool:
     用了什么工具…？最后定位到哪类组件？", may be answered without one). A
     Chinese sentence, not tokenized, is judged on its characters: "…用符号一致
     性来近似生物学原则是" for "…来近似哪条生物学原则？" adds only a copula; nor does
-    the prompt's instruction said back ("答案在 Chinese， citing sources as"). Such a
+    the prompt's instruction said back ("答案在 Chinese， citing sources as"), nor
+    the question's acronym spelled out ("MiCRo is built on a pretrained
+    language model" for "what pretrained LM is MiCRo built on…?"). Such a
     reply is no answer: the quoted sentences or the refusal take its place,
     as after a refusal."""
     if not claims:
@@ -187,7 +189,25 @@ def responds(question: str, claims: list[str]) -> bool:
     if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
         return False  # only when every part asks a count: the answer to another part may hold no number
     asked = set(tokenize(question)) | _FILLER | _INSTRUCTED
-    return any(set(tokenize(c)) - asked or set(CJK.findall(c)) - set(question) - _CJK_FILLER for c in claims)
+    return any(set(tokenize(c)) - asked - _spelled_out(question, c) or set(CJK.findall(c)) - set(question) - _CJK_FILLER
+               for c in claims)
+
+
+#: An acronym as a question writes it ("LM", "LLMs", "VLM").
+_ACRONYM = re.compile(r"\b[A-Z]{2,5}(?=s?\b)")
+
+
+def _spelled_out(question: str, sentence: str) -> set[str]:
+    """The words of ``sentence`` that spell out an acronym of the question
+    ("language model" for "LM"): the question's own words, written out."""
+    words = re.findall(r"[A-Za-z0-9]+", sentence)
+    spelled: set[str] = set()
+    for acronym in _ACRONYM.findall(question):
+        letters = acronym.casefold()
+        for i in range(len(words) - len(letters) + 1):
+            if "".join(w[0].casefold() for w in words[i:i + len(letters)]) == letters:
+                spelled |= set(tokenize(" ".join(words[i:i + len(letters)])))
+    return spelled
 
 
 #: The answer prompt's own instruction ("Answer in Chinese, citing sources as [n].") said back is no answer.

@@ -1565,6 +1565,10 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert not responds("which cancer types and which drugs were in the patient cohorts DeepSADR was evaluated on?",
                         ["DeepSADR was evaluated on several cancer types and drugs."])  # a vague amount names none
     assert responds("which cancer types was DeepSADR evaluated on?", ["DeepSADR was evaluated on several lung cancers."])
+    # the question's acronym spelled out is still the question's words (fresh dev, unanswerable)
+    assert not responds("what pretrained LM is MiCRo built on and how many params does it have",
+                        ["MiCRo is built on a pretrained language model."])
+    assert responds("what pretrained LM is MiCRo built on?", ["MiCRo is built on a pretrained Llama language model."])
     assert responds("这个模型的性能怎么变？", ["模型参数加大之后性能变好。"])
     # Chinese is judged on its characters: the question said back with "是" added answers nothing
     question = "那篇论文用符号一致性来近似哪条生物学原则？"
