@@ -33,7 +33,7 @@ from assistant import prompts
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import name_keys, tokenize
-from assistant.mentions import unmentioned
+from assistant.mentions import spellings, unmentioned
 from assistant.papers import Paper
 
 
@@ -200,14 +200,8 @@ _ACRONYM = re.compile(r"\b[A-Z]{2,5}(?=s?\b)")
 def _spelled_out(question: str, sentence: str) -> set[str]:
     """The words of ``sentence`` that spell out an acronym of the question
     ("language model" for "LM"): the question's own words, written out."""
-    words = re.findall(r"[A-Za-z0-9]+", sentence)
-    spelled: set[str] = set()
-    for acronym in _ACRONYM.findall(question):
-        letters = acronym.casefold()
-        for i in range(len(words) - len(letters) + 1):
-            if "".join(w[0].casefold() for w in words[i:i + len(letters)]) == letters:
-                spelled |= set(tokenize(" ".join(words[i:i + len(letters)])))
-    return spelled
+    return {w for acronym in _ACRONYM.findall(question) for phrase in spellings(acronym, sentence)
+            for w in tokenize(phrase)}
 
 
 #: The answer prompt's own instruction ("Answer in Chinese, citing sources as [n].") said back is no answer.

@@ -18,8 +18,6 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from assistant import prompts
 from assistant.answerability import CONNECTIVE, adds_to, for_all_papers, parts_left, quotable, responds, states_part
 from assistant.chunking import sentences
@@ -59,11 +57,12 @@ def is_refusal(text: str) -> bool:
     return not folded or prompts.REFUSAL.casefold().rstrip(".") in folded or bool(_REFUSING.search(folded))
 
 
-def _quote(e: Evidence, i: int) -> SentenceSupport:
-    """Sentence ``i`` of a source, quoted as written, after its paper's name
-    (an abstract's "we" or "our model" does not say which paper it is), and
-    cited to it."""
-    return SentenceSupport(text=f"{e.paper.name}: “{e.sentences[i]}”", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
+def _quote(e: Evidence, i: int, *more: int) -> SentenceSupport:
+    """Sentence ``i`` of a source (and the ``more`` after it), quoted as
+    written, after its paper's name (an abstract's "we" or "our model" does
+    not say which paper it is), and cited to it."""
+    quoted = " ".join(f"“{e.sentences[j]}”" for j in (i, *more))
+    return SentenceSupport(text=f"{e.paper.name}: {quoted}", cited=[e.n], lead=" ", scores={e.n: 1.0}, quotes={e.n: i},
                            status="quoted")
 
 
@@ -339,15 +338,14 @@ def _original(kept: list[SentenceSupport], evidence: list[Evidence], question: s
     asked = asked_terms(question)
     if asked:
         closeness = source.vectors @ embedder.embed([asked])[0]
-        answering = [i for i in np.argsort(-closeness) if not points_to_code(source.sentences[i])]
-        picked += [int(answering[0])] if answering else []
+        answering = [i for i in range(len(source.sentences)) if not points_to_code(source.sentences[i])]
+        picked += [max(answering, key=lambda i: closeness[i])] if answering else []
     quoted_already = {c.quotes.get(source.n) for c in kept if c.status == "quoted"}
     shown = sorted({i for i in picked if i not in quoted_already})
     if not shown:
         return []
-    quote = SentenceSupport(text=f"{source.paper.name}: " + " ".join(f"“{source.sentences[i]}”" for i in shown),
-                            cited=[source.n], lead=ORIGINAL_LEAD, scores={source.n: 1.0}, quotes={source.n: shown[0]},
-                            status="quoted")
+    quote = _quote(source, *shown)
+    quote.lead = ORIGINAL_LEAD
     return [quote]
 
 

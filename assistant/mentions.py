@@ -41,11 +41,18 @@ def without(text: str, names: Collection[str]) -> str:
     return text
 
 
+def spellings(acronym: str, text: str) -> list[str]:
+    """Where ``text`` writes an acronym out: its runs of words whose initials
+    spell it, in any case ("LLM": "large language model")."""
+    letters = acronym.casefold()
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    return [" ".join(words[i:i + len(letters)]) for i in range(len(words) - len(letters) + 1)
+            if "".join(w[0] for w in words[i:i + len(letters)]).casefold() == letters]
+
+
 def _spelled_out(acronym: str, text: str) -> bool:
     """An acronym the abstract writes out ("LLM": "large language model")."""
-    letters = acronym.casefold()
-    words = re.findall(r"[a-z0-9]+", text)
-    return any("".join(w[0] for w in words[i:i + len(letters)]) == letters for i in range(len(words)))
+    return bool(spellings(acronym, text))
 
 
 def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ()) -> list[str]:
