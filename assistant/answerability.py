@@ -16,7 +16,10 @@ refused here, without a model call:
   retrieved) mentions it at all;
 - **a name no abstract uses**: a part of the question names something
   ("ImageNet", "GPT-4", "Allen Brain Observatory") that no retrieved paper's
-  name, title or abstract contains (nor spells out, for an acronym).
+  name, title or abstract contains (nor spells out, for an acronym);
+- **a premise the paper contradicts**: a part of the question takes for
+  granted which animals or which recording the paper it is about used, and
+  the abstract names others (``premises``: monkeys asked of a mouse study).
 
 Only when every part of the question is of these kinds: a part that asks
 something the abstracts may hold goes to the model, which answers it and
@@ -32,9 +35,11 @@ from dataclasses import dataclass
 from assistant import prompts
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
+from assistant.intent import compares
 from assistant.lexical import name_keys, tokenize
 from assistant.mentions import spellings, unmentioned
 from assistant.papers import Paper
+from assistant.premises import Conflict, conflicts
 
 
 @dataclass(frozen=True)
@@ -315,6 +320,10 @@ def _says_topic(question: str, paper: Paper) -> bool:
     return bool(words) and words <= set(tokenize(f"{paper.name} {paper.title} {paper.abstract}"))
 
 
+#: A question about one paper it describes rather than names ("the paper that fits learning rules…", "那篇…论文").
+_ONE_PAPER = re.compile(r"\b(?:the|that|this) (?:[\w/-]+ ){0,8}?(?:paper|study|work|preprint)\b|那篇|这篇", re.IGNORECASE)
+
+
 def missing(question: str, evidence: list[Evidence], min_similarity: float,
             papers: Collection[str] = ()) -> str | None:
     """Why the shown abstracts cannot answer ``question`` (None: they may);
@@ -327,24 +336,32 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
             and not any(_says_topic(question, e.paper) for e in evidence)):
         return f"no paper is about this (the closest, {closest.paper.name}, is far off in meaning)"
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
-    found = [_gap(clause, about, evidence, papers) for clause in question_parts(question)]
+    # the premises of a question about one paper it describes are that paper's; a comparison's are the other paper's
+    premised = [] if compares(question) else [top.paper] if about is evidence and _ONE_PAPER.search(question) else [
+        e.paper for e in about]
+    found = [_gap(clause, about, evidence, papers, premised) for clause in question_parts(question)]
     gaps = [gap for gap in found if gap is not None]
     if not gaps or len(gaps) < len(found):
         return None
     details = list(dict.fromkeys(d.name for gap in gaps for d in gap[0]))
     names = list(dict.fromkeys(n for gap in gaps for n in gap[1]))
+    contradicted = list(dict.fromkeys(str(c) for gap in gaps for c in gap[2]))
     reasons = ([f"the abstracts found do not mention the {' or the '.join(details)}"] if details else []) + (
-        [f"no abstract found mentions {', '.join(names)}"] if names else [])
+        [f"no abstract found mentions {', '.join(names)}"] if names else []) + contradicted
     return "; ".join(reasons)
 
 
-def _gap(clause: str, about: list[Evidence], evidence: list[Evidence],
-         papers: Collection[str]) -> tuple[list[Detail], list[str]] | None:
+def _gap(clause: str, about: list[Evidence], evidence: list[Evidence], papers: Collection[str],
+         premised: list[Paper]) -> tuple[list[Detail], list[str], list[Conflict]] | None:
     """What one part of a question asks that the abstracts leave out: the
     details none of the papers it is ``about`` mentions, else the names no
-    paper found uses at all (None: nothing, so the part may be answered)."""
+    paper found uses at all, else the premises the papers it takes them
+    of (``premised``) contradict (None: nothing, so the part may be answered)."""
     details = asked_details(clause)
     if details and not any(d.stated.search(s) for d in details for e in about for s in e.sentences):
-        return details, []
+        return details, [], []
     names = unmentioned(clause, [e.paper for e in evidence], papers)
-    return ([], names) if names else None
+    if names:
+        return [], names, []
+    contradicted = conflicts(clause, premised)
+    return ([], [], contradicted) if contradicted else None

@@ -538,6 +538,11 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     # examples in a parenthesis are not parts of their own, each to be answered alone
     ("which backbones (FNO? DeepONet?) did the multiphysics neural operator framework use?",
      "no abstract found mentions FNO, DeepONet"),
+    # a premise the paper contradicts: the 1.5B model answered such questions as asked ("trained on 20 mice")
+    ("How many monkeys did POCO forecast neural activity for?", "speaks of mice, worms and zebrafish, not monkeys"),
+    ("how many rats were trained in the paper that infers learning rules from animal behavior?",
+     "speaks of mice, not rats"),
+    ("SynBrain用的是哪种脑电设备？", "the abstract of SynBrain speaks of fMRI, not EEG"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -574,6 +579,8 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     "which paper is about recommendation?",
     # a method inside an abstract: AGM's whole abstract is at cosine 0.09 to it, but says "mutual information"
     "which paper uses mutual information?",
+    # a question naming the paper's own recording beside another asks which of the two it is
+    "did POCO forecast the activity of mice or of monkeys?",
 ])
 def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI,
                                                        question: str) -> None:
