@@ -347,6 +347,14 @@ _DESCRIBED = re.compile(r"^(?:the|that|this)\b.*?\b(?:" + "|".join(_PAPER_NOUNS)
 #: evaluation paper: …"): only around "vs" or "compared with", where both sides are plainly papers.
 _BOTH_DESCRIBED = re.compile(r"^\s*(?:compare\s+)?(?P<a>[^:;,?？]+?)\s+(?:vs\.?|versus|compared (?:with|to))\s+"
                              r"(?P<b>[^:;,?？—–]+?)\s*(?:[:;,?？—–]|\s-\s|$)", re.IGNORECASE)
+#: Two papers described side by side and asked about together, with no word of comparison: "Between the
+#: study of … and the gradient-free framework for …, which performed …?", "The study on AI debate … and the
+#: study probing … both involve groups of people: which groups does each consider?" (dev: both single
+#: questions, answered about one of the two).
+_PAIR_DESCRIBED = re.compile(r"^\s*(?P<between>between\s+)?(?P<a>(?:the|that|this)\s.+?)\s+and\s+"
+                             r"(?P<b>(?:the|that|this)\s.+?)(?:\s+(?=both\b|each\b)|\s*[,:;?？—–])", re.IGNORECASE)
+#: What asks of the two papers together: "both", "each", or the "between" the message opens with.
+_TOGETHER = re.compile(r"\b(?:both|each)\b", re.IGNORECASE)
 #: A side that ends as a paper's description does ("AI debate paper", "the mouse scaling study").
 _DESCRIPTION_END = re.compile(r"\b(?:paper|study|work|benchmark|dataset|framework)$", re.IGNORECASE)
 #: Fewest words of a description (its determiner and final noun left out) that may pick a paper:
@@ -358,22 +366,31 @@ def described_sides(message: str, named: Callable[[str], list[int]]) -> list[str
     """The descriptions a comparison sets against the one paper it names
     ("compare HetSyn and the Hebbian STDP paper" -> ["the Hebbian STDP
     paper"]) or against each other when it names none ("AI debate paper vs
-    the board game evaluation paper: where does …" -> both), for the
-    caller to resolve to papers; [] when the message compares nothing, or
-    names a paper on both sides."""
+    the board game evaluation paper: where does …" -> both), or two
+    descriptions asked about together ("Between the study of … and the …
+    framework for …, which …?", "the study on … and the study probing …
+    both …: which … does each …?"), for the caller to resolve to papers;
+    [] when the message compares nothing, or names a paper on both sides."""
     sides = _SIDES.search(message) if compares(message) else None
     if sides is None:
-        return []
+        pair = _PAIR_DESCRIBED.match(message)
+        together = pair is not None and (pair.group("between") or _TOGETHER.search(message, pair.end("b")))
+        return _descriptions(pair, named) if together else []
     a_named, b_named = bool(named(sides.group("a"))), bool(named(sides.group("b")))
     if a_named != b_named:
         side = sides.group("b" if a_named else "a").strip()
         return [side.rstrip(" ?？.!")] if _DESCRIBED.match(side) else []
-    both = None if a_named else _BOTH_DESCRIBED.search(message)
+    return [] if a_named else _descriptions(_BOTH_DESCRIBED.search(message), named)
+
+
+def _descriptions(both: re.Match[str] | None, named: Callable[[str], list[int]]) -> list[str]:
+    """The two sides ``a`` and ``b`` of ``both`` when each describes a paper
+    in enough words and neither names one."""
     if both is None:
         return []
     described = [both.group(g).strip() for g in ("a", "b")]
     if all((_DESCRIBED.match(d) or _DESCRIPTION_END.search(d)) and _described_words(d) >= DESCRIPTION_WORDS
-           for d in described):
+           and not named(d) for d in described):
         return described
     return []
 

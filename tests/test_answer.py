@@ -81,6 +81,24 @@ def test_a_marker_used_as_a_word_gives_way_to_the_papers_name(assistant: Assista
     assert result.answer.startswith("在 SPINT 中，") and result.citations[0]["title"] == "SPINT"
 
 
+def test_a_marker_as_the_subject_gives_way_to_the_name_of_the_paper_that_states_it(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"[1] focuses on…, while [2] considers…" lost both subjects once its
+    markers were moved to the end; a marker opening a sentence was taken
+    for the previous sentence's citation. The name of the paper the check
+    finally cites takes the place of an opening one: a wrong marker
+    ("[2] also identified…" of [1]'s finding, dev) names the right paper."""
+    question = "how can a decoder cope with the recorded neurons changing from one session to the next?"
+    fact = "is a Spatial Permutation-Invariant Neural Transformer framework for behavioral decoding"
+    server.reply(lambda body: f"Cross-session decoding is hard. [{source_number(body, 'SPINT')}] {fact}.")
+    result = run(assistant.ask(question))[1]
+    assert f"SPINT {fact} [1]." in result.answer and "hard. [1]" not in result.answer
+    assert len(result.sources) == 2
+    server.reply(lambda body: f"Cross-session decoding is hard. [{3 - source_number(body, 'SPINT')}] {fact}.")
+    result = run(assistant.ask(question))[1]
+    assert f"SPINT {fact} [" in result.answer and result.citations[0]["title"] == "SPINT"
+
+
 def test_citations_are_renumbered_by_first_use_and_wrong_ones_corrected(assistant: Assistant, server: ScriptedOpenAI) -> None:
     def reply(body: dict) -> str:
         hetsyn = source_number(body, "HetSyn")
@@ -967,6 +985,18 @@ def test_a_comparison_of_two_described_papers_compares_them(assistant: Assistant
     server.set_default(f"{SPINT_FACT} [1].")
     events, _ = run(assistant.respond("the model vs the baseline: which one is faster?"))
     assert isinstance(events[0], Routed) and events[0].kind == "ask"
+    # two descriptions side by side, asked of both or each, with no word of comparison (dev: asked of one paper)
+    server.set_default(compare_replies({}, "Both papers involve human judgments [1][2]."))
+    for message in (("Between the Earth science benchmark and the urban satellite imagery benchmark, which one "
+                    "tests more models?"),
+                    ("The Earth science benchmark and the urban satellite imagery benchmark both test LLMs: "
+                    "how many does each test?")):
+        events, result = run(assistant.respond(message))
+        assert isinstance(events[0], Routed) and events[0].kind == "compare", message
+        assert [p["title"] for p in result.extra["papers"]] == ["Benchmark for the Earth sciences", "CityLens"]
+    server.set_default(f"{SPINT_FACT} [1].")
+    events, _ = run(assistant.respond("The Earth science benchmark and the urban satellite imagery benchmark"))
+    assert events[0].kind != "compare"  # nothing asked of both
 
 
 def test_every_compared_paper_gets_its_own_quoted_line_even_when_the_model_refuses(
