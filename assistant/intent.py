@@ -44,8 +44,15 @@ _METADATA = re.compile(
     re.IGNORECASE)
 #: A yes-or-no question whether a named paper is of a venue or year ("was HEIST at ICLR 2026?", "is SPINT
 #: from 2025 or 2026?"); said of no named paper, it asks for papers ("was there a paper on graphs at ICLR 2026?").
-_VENUE_CHECK = re.compile(r"^\s*(?:is|was|are|were)\b[^?？]{0,60}?\s(?:(?:from|at|in|an?)\s+)?(?:neurips|iclr|icml|(?:19|20)\d\d)\b"
-                          r"(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?(?:\s+papers?)?\s*[?？]?\s*$", re.IGNORECASE)
+_VENUE_CHECK = re.compile(r"^\s*(?:is|was|are|were)\b[^?？]{0,60}?\s(?:(?:from|at|in|an?|the)\s+)?"
+                          r"(?:neurips|iclr|icml|(?:19|20)\d\d)\b(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?"
+                          r"(?:\s+(?:papers?|ones?))?\s*[?？]?\s*$", re.IGNORECASE)
+#: Which of the named papers are of a venue or year ("which of these are NeurIPS 2025 papers: HetSyn, MiCRo,
+#: STEER?", "which of HetSyn and MiCRo came out in 2025?"): the venue is what "which" asks, not a scope
+#: ("which of these NeurIPS 2025 papers uses EEG?" asks something else).
+_WHICH_VENUE = re.compile(r"\bwhich\b[^?？:：]{0,60}?\b(?:is|are|was|were|came out|appeared|got in)\s+"
+                          r"(?:(?:from|at|in|an?|the)\s+)?(?:neurips|iclr|icml|(?:19|20)\d\d)\b(?:\s+\d{4})?"
+                          r"(?:\s+(?:papers?|ones?|submissions?))?\s*(?:[?？:：]|$)", re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
@@ -474,7 +481,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         if len(papers) >= 2:
             return Route("compare", f"names two or more papers and asks to compare them{on}", papers,
                          aspects=aspects)
-    if _METADATA.search(message) or (papers and _VENUE_CHECK.search(message)):  # each paper's record answers it
+    if _METADATA.search(message) or (papers and (_VENUE_CHECK.search(message) or _WHICH_VENUE.search(message))):
+        # each paper's record answers it
         return Route("list", "asks for a paper's venue, year or title" if len(papers) <= 1 else
                      f"asks for the venue, year or title of {len(papers)} named papers", papers, metadata=True)
     if len(papers) >= 2 and is_keyword_query(message):

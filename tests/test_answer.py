@@ -694,6 +694,13 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert events[0].kind == "list" and result.answer == ("REVE is a NeurIPS 2025 paper [1].\n"
                                                           "CSBrain is a NeurIPS 2025 paper [2].")
     assert run(assistant.respond("was HEIST at ICLR 2026?"))[1].answer == "HEIST is an ICLR 2026 paper [1]."
+    # which of the named papers are of a venue: each one's record (it was put to the model paper by paper)
+    for message in ("which of these are NeurIPS 2025 papers: HetSyn, MiCRo, STEER?",
+                    "which of HetSyn, MiCRo and STEER came out in 2025?", "is HetSyn or MiCRo the ICLR 2026 one?"):
+        events, result = run(assistant.respond(message))
+        assert events[0].kind == "list" and result.answer.startswith(
+            "HetSyn is a NeurIPS 2025 paper [1].\nMiCRo is an ICLR 2026 paper [2]."), message
+    assert server.requests == []
     titled = run(assistant.respond("what's the title of the POCO paper?"))[1]  # it quoted POCO's code link
     assert titled.answer == ("POCO is a NeurIPS 2025 paper; the collection holds its abstract but not its title "
                              "(\"POCO\" is the name the app gives it) [1].")
