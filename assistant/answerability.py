@@ -65,7 +65,7 @@ DETAILS = (
     _detail("optimizer", r"\boptimi[sz]ers?\b|优化器", r"\boptimi[sz]er|\badamw?\b|\bsgd\b|gradient descent"),
     _detail("training epochs", r"\bepochs?\b|\bhow many (?:training )?(?:steps|iterations)\b|训练轮数",
             r"\bepochs?\b|\b(?:steps|iterations)\b"),
-    _detail("hardware", r"\b(?:gpus?|tpus?|hardware|accelerators?)\b|显卡",
+    _detail("hardware", r"\b(?:gpus?|tpus?|hardware|accelerators?)\b|显卡|(?:多少|几)(?:张|块)(?:显)?卡",
             r"\b(?:gpus?|tpus?|hardware|accelerators?|[ahv]100s?)\b"),
     _detail("training time",
             r"\bhow long (?:did|does|do|would|will) (?:it|they|\w+) (?:take )?(?:to )?(?:pre-?)?train|"
@@ -73,7 +73,7 @@ DETAILS = (
             # "how many days did it take…", not "how many hours of EEG did REVE pretrain on?" (its data)
             r"\bhow many (?:gpu[- ])?(?:hours|days|weeks|months)\b(?: (?:did|does|do|would|will))? "
             r"(?:it|they|that|this|the (?:pre-?)?training) take\b|"
-            r"\b(?:pre-?)?training (?:time|duration)\b|\bwall[- ]?clock\b|训练(?:了)?多(?:久|长时间)|训练时间",
+            r"\b(?:pre-?)?training (?:time|duration)\b|\bwall[- ]?clock\b|训练(?:了)?多(?:久|长时间)|训练时间|跑了多(?:久|长时间)",
             r"\bwall[- ]?clock\b|\btraining time\b|\b(?:gpu|tpu)[- ]?(?:hours|days)\b|"
             r"\b(?:hours|days|weeks) (?:of|to) (?:pre-?)?train|\btrain\w* (?:for|in|takes?) [^.]{0,20}"
             r"\b(?:minutes|hours|days|weeks)\b"),
@@ -88,7 +88,7 @@ DETAILS = (
     _detail("parameter count", r"\b(?:how many|number of) (?:trainable )?(?:parameters|params|weights)\b|"
             r"\bparameter count\b|\bmodel size\b|\b(?:millions|billions) of (?:parameters|params|weights)\b|"
             # "weights" alone is no count: "We release code, pretrained weights, and tutorials" (REVE)
-            r"参数量|多少(?:个)?参数", r"\bparam(?:eter)?s\b|\b(?:millions?|billions?|\d[\d.,]*\s*[kmb]?) (?:of )?"
+            r"参数量|多少(?:个)?参数|模型(?:到底|究竟)?(?:有)?多大|模型(?:的)?(?:大小|规模)", r"\bparam(?:eter)?s\b|\b(?:millions?|billions?|\d[\d.,]*\s*[kmb]?) (?:of )?"
             r"(?:trainable )?weights\b|\bmodel sizes?\b"),
     _detail("funding", r"\bfund(?:ed|ing|er|ers)\b|\bgrants?\b|资助", r"\bfund(?:ed|ing|s)?\b|\bgrants?\b"),
     _detail("licence", r"\blicen[cs]e[sd]?\b|许可证", r"\blicen[cs]"),

@@ -550,6 +550,8 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("how many GPUs did they use to pretrain REVE and how long did it take?", "the hardware or the training time"),
     ("How many GPUs and how many days did it take to pretrain REVE?", "the hardware or the training time"),
     ("CSBrain 的代码和预训练权重开源了吗？", "do not mention the code release"),
+    ("HEIST 这个模型到底有多大？", "the parameter count"),  # "how big is the model", in Chinese
+    ("训练 SPINT 用了几张卡、跑了多久？", "the hardware or the training time"),
     ("is the CSBrain code publicly available on GitHub?", "do not mention the code release"),
     # the code is what the licence is about: RIGNO's GitHub link does not state its licence
     ("Under what licence is RIGNO's code released?", "do not mention the licence"),
