@@ -357,11 +357,15 @@ _BOTH_DESCRIBED = re.compile(r"^\s*(?:compare\s+)?(?P<a>[^:;,?？]+?)\s+(?:vs\.?
 #: Two papers described side by side and asked about together, with no word of comparison: "Between the
 #: study of … and the gradient-free framework for …, which performed …?", "The study on AI debate … and the
 #: study probing … both involve groups of people: which groups does each consider?" (dev: both single
-#: questions, answered about one of the two).
-_PAIR_DESCRIBED = re.compile(r"^\s*(?P<between>between\s+)?(?P<a>(?:the|that|this)\s.+?)\s+and\s+"
-                             r"(?P<b>(?:the|that|this)\s.+?)(?:\s+(?=both\b|each\b)|\s*[,:;?？—–])", re.IGNORECASE)
+#: questions, answered about one of the two), "In the AI debate study and the board game study, who …
+#: in each?", "Which used more participants: the AI debate study or the LLM opinion probing study?".
+_PAIR_DESCRIBED = re.compile(r"(?:^\s*(?:(?P<lead>between|for|in|across)\s+)?|[:：—–]\s*)"
+                             r"(?P<a>(?:the|that|this)\s.+?)\s+(?P<join>and|or)\s+(?P<b>(?:the|that|this)\s.+?)"
+                             r"(?:\s+(?=both\b|each\b)|\s*[,:;?？—–]|\s*$)", re.IGNORECASE)
 #: What asks of the two papers together: "both", "each", or the "between" the message opens with.
 _TOGETHER = re.compile(r"\b(?:both|each)\b", re.IGNORECASE)
+#: A message asking which of two ("Which used more …: the … study or the … study?").
+_WHICH = re.compile(r"^\s*(?:which|who)\b", re.IGNORECASE)
 #: A side that ends as a paper's description does ("AI debate paper", "the mouse scaling study").
 _DESCRIPTION_END = re.compile(r"\b(?:paper|study|work|benchmark|dataset|framework)$", re.IGNORECASE)
 #: Fewest words of a description (its determiner and final noun left out) that may pick a paper:
@@ -380,8 +384,10 @@ def described_sides(message: str, named: Callable[[str], list[int]]) -> list[str
     [] when the message compares nothing, or names a paper on both sides."""
     sides = _SIDES.search(message) if compares(message) else None
     if sides is None:
-        pair = _PAIR_DESCRIBED.match(message)
-        together = pair is not None and (pair.group("between") or _TOGETHER.search(message, pair.end("b")))
+        pair = _PAIR_DESCRIBED.search(message)
+        together = pair is not None and (
+            (pair.group("lead") or "").casefold() == "between" or _TOGETHER.search(message, pair.end("b"))
+            or (pair.group("join").casefold() == "or" and _WHICH.match(message)))
         return _descriptions(pair, named) if together else []
     a_named, b_named = bool(named(sides.group("a"))), bool(named(sides.group("b")))
     if a_named != b_named:

@@ -999,7 +999,9 @@ def test_a_comparison_of_two_described_papers_compares_them(assistant: Assistant
     for message in (("Between the Earth science benchmark and the urban satellite imagery benchmark, which one "
                     "tests more models?"),
                     ("The Earth science benchmark and the urban satellite imagery benchmark both test LLMs: "
-                    "how many does each test?")):
+                    "how many does each test?"),
+                    "In the Earth science benchmark and the urban satellite imagery benchmark, what does each test?",
+                    "Which tests more models: the Earth science benchmark or the urban satellite imagery benchmark?"):
         events, result = run(assistant.respond(message))
         assert isinstance(events[0], Routed) and events[0].kind == "compare", message
         assert [p["title"] for p in result.extra["papers"]] == ["Benchmark for the Earth sciences", "CityLens"]
