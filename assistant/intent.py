@@ -38,7 +38,9 @@ _COMPARE = re.compile(
 _TITLE = re.compile(r"\btitles?\b|标题|题目", re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
-    r"(?:in|at)\b|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|"
+    # at a venue, not "the specialization appears in the model"
+    r"(?:in|at)\b(?=\s*(?:which|what|neurips|iclr|icml|(?:19|20)\d\d|an?\s|conference|proceedings|workshop|"
+    r"the\s(?:same\s)?(?:conference|venue|proceedings|main|workshop)|[?？]|$))|\bwhen was\b|\bwhat year\b|\bwhere was\b.*\bpublished\b|"
     r"\ban? (?:neurips|iclr|icml|\d{4})(?: \d{4})? (?:paper|submission)\s*[?？]|\b(?:venue|conference)\s*[?？]?\s*$|"
     r"\b(?:neurips|iclr|icml) or (?:neurips|iclr|icml)\b|\b(?:full |paper'?s? )?title\b|哪个会议|哪一年|发表在|发表于|标题|题目",
     re.IGNORECASE)
@@ -47,6 +49,19 @@ _METADATA = re.compile(
 _VENUE_CHECK = re.compile(r"^\s*(?:is|was|are|were)\b[^?？]{0,60}?\s(?:(?:from|at|in|an?|the)\s+)?"
                           r"(?:neurips|iclr|icml|(?:19|20)\d\d)\b(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?"
                           r"(?:\s+(?:papers?|ones?))?\s*[?？]?\s*$", re.IGNORECASE)
+#: A paper's venue or year asked in other words, of a paper the message names or describes ("Tell me the venue
+#: of the POCO paper", "Where did MiCRo appear?", "When did the STEER paper come out?", "HEIST: 2025 or 2026?",
+#: "what's the publication year of the AGM paper?", "is the Earth science benchmark from ICLR?"): alone,
+#: "venue" or "2025 or 2026" may scope a question about papers ("which papers from that venue use EEG?").
+_VENUE_ASKED = re.compile(
+    r"\bvenue\b|\bpublication (?:year|venue|date)\b|\byear of publication\b|"
+    r"\b(?:where|when) did\s[^?？]{1,60}?\s(?:appear|come out|get published|get accepted)\s*[?？]?\s*$|"
+    r"\b(?:19|20)\d\d or (?:19|20)\d\d\s*[?？]?\s*$|"
+    r"^\s*(?:is|was)\s+the\s[^?？]{0,60}?\b(?:paper|study|benchmark|model|method|work|framework|dataset)\s+"
+    r"(?:from|at|in|an?)\s+(?:neurips|iclr|icml|(?:19|20)\d\d)\b[^?？]{0,20}[?？]?\s*$", re.IGNORECASE)
+#: A paper the message describes rather than names ("the POCO paper", "the Earth science benchmark").
+_A_PAPER = re.compile(r"\b(?:the|that|this)\s[^?？,]{0,60}?\b(?:paper|study|benchmark|model|method|work|framework|"
+                      r"dataset)\b", re.IGNORECASE)
 #: Which of the named papers are of a venue or year ("which of these are NeurIPS 2025 papers: HetSyn, MiCRo,
 #: STEER?", "which of HetSyn and MiCRo came out in 2025?"): the venue is what "which" asks, not a scope
 #: ("which of these NeurIPS 2025 papers uses EEG?" asks something else).
@@ -487,7 +502,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         if len(papers) >= 2:
             return Route("compare", f"names two or more papers and asks to compare them{on}", papers,
                          aspects=aspects)
-    if _METADATA.search(message) or (papers and (_VENUE_CHECK.search(message) or _WHICH_VENUE.search(message))):
+    if (_METADATA.search(message) or (papers and (_VENUE_CHECK.search(message) or _WHICH_VENUE.search(message)))
+            or ((papers or _A_PAPER.search(message)) and _VENUE_ASKED.search(message))):
         # each paper's record answers it
         return Route("list", "asks for a paper's venue, year or title" if len(papers) <= 1 else
                      f"asks for the venue, year or title of {len(papers)} named papers", papers, metadata=True)

@@ -132,6 +132,16 @@ def test_metadata_and_keyword_flags() -> None:
                     "was SPINT at ICLR 2026?", "is POCO from 2025 or 2026?"):
         chosen = route(message, named)
         assert chosen.kind == "list" and chosen.metadata and chosen.papers, message
+    # a venue or year asked in other words, of a paper named or described (2026-12-07: questions about it)
+    for message in ("Tell me the venue of the POCO paper", "Where did SPINT appear?",
+                    "When did the REVE paper come out?", "is the Earth science benchmark from ICLR?",
+                    "CSBrain, 2025 or 2026?", "venue for SPINT please", "what's the publication year of REVE?"):
+        chosen = route(message, named)
+        assert chosen.kind == "list" and chosen.metadata, message
+    # a finding that appears somewhere in a model, or a venue that scopes a question, asks no venue
+    for message in ("where did the specialization appear in the CSBrain model?", "which papers from that venue use EEG?",
+                    "When did the model come out in 2025?"):
+        assert not route(message, named).metadata, message
     # of no named paper it asks for papers; a comparison stays one
     assert not route("was there a paper about graphs at ICLR 2026?", named).metadata
     assert route("is REVE better than CSBrain in 2025?", named).kind == "compare"
