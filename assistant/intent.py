@@ -72,11 +72,18 @@ _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
+
     r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)吗?\s*[？?。]?\s*$|"
     # "这批论文里有讲脉冲神经网络的吗？", "有研究扩散模型的论文吗？": is there a paper on …
     r"(?:论文|文章)(?:里|中|里面|当中)?有(?:讲|关于|研究|做|涉及|提到)[^？?。]{0,30}?的吗\s*[？?]?\s*$|"
     r"^\s*有(?:讲|关于|研究|做|涉及)[^？?。]{0,30}?的(?:论文|文章)吗\s*[？?]?\s*$",
     re.IGNORECASE)
+#: Papers asked for in chat words, naming none ("list everything about fMRI", "show me the LLM
+#: interpretability work", "is anyone here working on …?"; 2026-12-07: questions, answered from one paper).
+_LIST_CHAT = re.compile(
+    r"^\s*list (?:all|everything|anything|every(?:one| paper)?)\b|\bshow me (?:the |all )?(?:[\w-]+ ){0,4}?(?:work|research)\b|"
+    r"\b(?:is|are) (?:any ?one|any ?body|any (?:papers|authors|groups))(?: here| in (?:here|the collection))? "
+    r"(?:working|work(?:s)?) (?:on|with)\b", re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".
 _PAPERS_SAY = (r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )"
@@ -97,6 +104,7 @@ _SUMMARY_WORD = (r"\b(?:summar(?:y|ies|ize|ise|izing|ising)|overview|survey|reca
 _SUMMARY = re.compile(
     _SUMMARY_WORD + r"|\b(?:landscape|state of the art|what(?:'s| is| are)? (?:out there|new|going on)|catch me up|"
     r"tell me about (?:the )?(?:papers|work|research)|"
+    r"what (?:the|this|your|our) (?:collection|index|library) (?:has|holds|contains|says)|"
     r"papers (?:(?:from|at|in) (?:[\w-]+ ){1,2}?)?(?:on|about|dealing with|that deal with))\b",
     re.IGNORECASE)
 _SUMMARY_ASKED = re.compile(_SUMMARY_WORD, re.IGNORECASE)
@@ -512,13 +520,14 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
     if len(papers) >= 2 and not _LIST.search(cues) and not asks_summary(cues):
         return Route("compare", f"asks one question about {len(papers)} named papers: answered paper by paper",
                      papers, each=True)
-    if _LIST.search(cues) and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", cues)):
+    if ((_LIST.search(cues) or (not papers and _LIST_CHAT.search(cues)))
+            and not _SUMMARY_ASKED.search(_NAMED_SURVEY.sub(" ", cues))):
         return Route("list", "asks which papers match")
     if len(papers) == 1 and asks_summary(cues) and not _PLURAL.search(cues):
         return Route("ask", "asks for a summary of one named paper: a question about it", papers)
     if asks_summary(cues) or (not papers and _TOPIC_CHAT.search(cues)):
         return Route("summarize", "asks for a summary or overview of a topic")
-    if not papers and is_keyword_query(message) and _PLURAL.search(message):
+    if not papers and is_keyword_query(message.rstrip(" ?？")) and _PLURAL.search(message):  # "EEG papers?"
         return Route("summarize", "asks for the papers on a topic")
     if is_keyword_query(message):
         return Route("ask", "is a keyword query: answered with the paper it points to", papers, keywords=True)

@@ -32,6 +32,13 @@ def named(text: str) -> list[int]:
     ("有哪些关于脉冲神经网络的论文？简单总结一下", "summarize"),
     ("which conference is SPINT from?", "list"),
     ("In what year was POCO published?", "list"),
+    # papers asked for in chat words (2026-12-07: questions, answered from one paper)
+    ("list everything about fMRI", "list"),
+    ("show me the LLM interpretability work", "list"),
+    ("is anyone here working on reinforcement learning memory?", "list"),
+    ("show me the work of POCO on zebrafish", "ask"),  # one paper's work: a question about it
+    ("EEG papers?", "summarize"),
+    ("tell me what the collection has on diffusion models", "summarize"),
     ("how does CSBrain differ from REVE?", "compare"),
     ("CSBrain vs REVE", "compare"),
     ("Compare SPINT and POCO", "compare"),
