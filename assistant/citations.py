@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from assistant.answerability import NUMBER_WORDS
+from assistant.answerability import NUMBER_WORDS, responds
 from assistant.chunking import ABBREVIATION_END, sentences
 from assistant.crosslingual import CJK, dictionary_query, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
-from assistant.mentions import unmentioned
+from assistant.mentions import unmentioned, without
 from assistant.naming import WORDISH, is_coined
 from assistant.quantities import misbound
 
@@ -621,6 +621,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     known = {e.n: _salient(f"{e.paper.abstract} {e.paper.name} {e.paper.venue}") for e in evidence}
     plain = _salient(" ".join(f"{e.paper.name} {e.paper.venue}" for e in evidence))  # naming a paper ties nothing
     question_words = set(tokenize(question))
+    shown_names = [n for e in evidence for n in (e.paper.name, e.paper.alias, e.paper.venue) if n]
     abstracts = [e.paper.abstract for e in evidence]
     names = {e.n: e.paper.name for e in evidence}
     claims = split_claims(answer, valid, names)
@@ -678,6 +679,12 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             continue
         if _premise(claim.text, question_words, shown_words):
             claim.status = "unsupported"  # the question's guess said back as the paper's
+            continue
+        if identify and has_cjk(claim.text) and any(p.named and about not in p.named for p in parts) and not responds(
+                question, [without(claim.text, shown_names)]):
+            # "CSBrain (NeurIPS 2025) 研究了深度脑刺激" for "哪篇论文研究了深度脑刺激？": the question said of
+            # another paper than the one found, which no cosine can catch in Chinese
+            claim.status, claim.misattributed = "unsupported", True
             continue
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated, or the question's guess

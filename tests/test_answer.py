@@ -1075,6 +1075,24 @@ def test_asked_which_paper_a_name_said_with_the_question_s_own_words_is_a_guess(
     assert {c["title"] for c in result.citations} == {"STEER"}
 
 
+def test_asked_which_paper_in_chinese_the_question_said_of_another_paper_is_removed(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"哪篇论文研究了深度脑刺激？" got "STEER (ICLR 2026) 研究了深度脑刺激 [1]。… CSBrain
+    (NeurIPS 2025) 研究了深度脑刺激 [2]。" (2026-12-07): MiniLM cannot compare Chinese, and a sentence naming the
+    paper it cites passed. Said of another paper than the one found, the
+    question's own words are no answer; the paper found keeps its line."""
+    def reply(body: dict) -> str:
+        steer = source_number(body, "STEER")
+        other = next(int(n) for n in re.findall(r"^\[(\d+)\] ", body["messages"][-1]["content"], re.MULTILINE)
+                     if int(n) != steer)
+        name = re.search(rf"^\[{other}\] (.+?) \(", body["messages"][-1]["content"], re.MULTILINE).group(1)
+        return f"STEER 用循环动力学模型研究了深度脑刺激 [{steer}]。{name} 研究了深度脑刺激 [{other}]。"
+    server.reply(reply)
+    result = run(assistant.ask("哪篇论文研究了深度脑刺激？"))[1]
+    assert result.answer.startswith("STEER 用循环动力学模型研究了深度脑刺激 [1]。")
+    assert result.answer.count("研究了深度脑刺激") == 1 and {c["title"] for c in result.citations} == {"STEER"}
+
+
 def test_asked_which_paper_a_reply_citing_one_with_only_the_question_s_words_is_no_answer(
         assistant: Assistant, server: ScriptedOpenAI) -> None:
     """"The paper that … is [1]." names nothing: it is no answer, and the
