@@ -32,8 +32,10 @@ KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
 _COMPARE = re.compile(
     r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
     r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than|(?:have|has|share) in common|pros and cons|"
-    r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse))\b|"
-    r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣",
+    r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse)|"
+    # chat words for a comparison (2026-12-07: answered paper by paper before)
+    r"stacks? up|side[- ]by[- ]side|head[- ]to[- ]head|measures? up|alike|sets? (?:\w+ )?apart)\b|"
+    r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣|(?:哪个|哪一个|谁)[^？?，,。]{1,8}?更",
     re.IGNORECASE)
 _TITLE = re.compile(r"\btitles?\b|标题|题目", re.IGNORECASE)
 _METADATA = re.compile(
@@ -266,7 +268,7 @@ _ASPECT_TAIL = re.compile(r"\s+(?:(?:do|does|did)\s+)?(?:(?:they|it|each(?: one)
 #: Words that say how to answer, not what to compare on ("in a table", "in detail", "for me").
 _PRESENTATION = re.compile(r"\b(?:table|detail|details|depth|brief|briefly|short|words|sentences?|paragraphs?|bullets?|"
                            r"points|english|chinese|plain|simple terms|general|overall|ways?|me|us|you|them|practice|"
-                           r"summary|nutshell)\b", re.IGNORECASE)
+                           r"summary|nutshell|side[- ]by[- ]side|head[- ]to[- ]head)\b", re.IGNORECASE)
 #: Words that point back at the papers, or say nothing: an aspect of only these ("the backbone in each") is none.
 _POINTERS = frozenset({"each", "both", "either", "all", "it", "they", "them", "this", "that", "these", "those", "one",
                        "ones", "the", "a", "an", "of", "in", "on"})

@@ -38,6 +38,7 @@ def named(text: str) -> list[int]:
     ("is anyone here working on reinforcement learning memory?", "list"),
     ("show me the work of POCO on zebrafish", "ask"),  # one paper's work: a question about it
     ("EEG papers?", "summarize"),
+
     ("tell me what the collection has on diffusion models", "summarize"),
     ("how does CSBrain differ from REVE?", "compare"),
     ("CSBrain vs REVE", "compare"),
@@ -130,6 +131,14 @@ def test_a_comparison_in_other_words_gets_the_table_not_one_answer_per_paper(mes
     """Put to each paper alone, "which is better?" has no answer in either abstract."""
     chosen = route(message, named)
     assert chosen.kind == "compare" and not chosen.each and len(chosen.papers) >= 2
+
+
+@pytest.mark.parametrize("message", ["how do REVE and CSBrain stack up?", "what sets POCO apart from SPINT?",
+                                     "in what ways are REVE and CSBrain alike?", "REVE 与 CSBrain 哪个数据更多？"])
+def test_a_comparison_in_chat_words_is_one_not_a_question_put_to_each_paper(message: str) -> None:
+    """Answered paper by paper before 2026-12-07: each paper's answer, no table."""
+    chosen = route(message, named)
+    assert chosen.kind == "compare" and not chosen.each and len(chosen.papers) == 2
 
 
 def test_metadata_and_keyword_flags() -> None:
@@ -263,6 +272,7 @@ def test_a_question_asking_which_paper_is_told_apart(message: str, asks_which: b
     ("how does CSBrain differ from the REVE paper", []),
     ("pros and cons of CSBrain vs REVE as foundation models", []),
     ("compare CSBrain and REVE on how well they generalize to new subjects with very few labels", []),  # a clause
+    ("put CSBrain and REVE side by side", []),  # how to answer, no aspect
 ])
 def test_a_comparison_names_what_to_compare_on(message: str, aspects: list[str]) -> None:
     assert asked_aspects(message, named) == aspects
