@@ -502,6 +502,9 @@ def _premise(text: str, asked: set[str], shown: set[str]) -> bool:
     return len(said - asked) <= PREMISE_ADDED_WORDS and len((said & asked) - shown) >= PREMISE_UNSTATED_WORDS
 
 
+#: A sentence going on about the paper of the one before it ("它使用了…", "It uses…").
+_PRONOUN_LED = re.compile(r"^\s*(?:它们?|该(?:论文|模型|方法|研究)?|这(?:篇|个)?(?:论文|模型|方法|研究)|"
+                          r"(?:it|they|this (?:paper|model|method|work|study))\b)", re.IGNORECASE)
 #: Where a long source sentence lists separate findings: "…: (1) …; and (2) …", "…, while …".
 _SOURCE_CLAUSE = re.compile(r";\s+|:\s+(?=\(?\d\))|,?\s+(?:and\s+)?\(\d\)\s+|,\s+(?:while|whereas)\s+")
 #: Words from which a source sentence is also matched clause by clause.
@@ -647,7 +650,13 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     source_words = {e.n: _Words.of(e) for e in evidence}
     shown_words = set().union(*(w.abstract for w in source_words.values()))
     name_words = {e.n: set(tokenize(e.paper.name)) for e in evidence}
+    other_found: int | None = None  # the paper a removed Chinese "which paper" line named, in its paragraph
     for claim, part_texts in zip(checkable, texts, strict=True):
+        if claim.lead.strip(" ") or not claim.lead:
+            other_found = None  # a new line or paragraph
+        elif other_found is not None and set(claim.cited) <= {other_found} and _PRONOUN_LED.match(claim.text):
+            claim.status = "unsupported"  # "它使用了…" goes on about the paper said in place of the one found
+            continue
         parts = []
         for text, vector in zip(part_texts, vectors):
             said_words = set(tokenize(text))
@@ -685,6 +694,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             # "CSBrain (NeurIPS 2025) 研究了深度脑刺激" for "哪篇论文研究了深度脑刺激？": the question said of
             # another paper than the one found, which no cosine can catch in Chinese
             claim.status, claim.misattributed = "unsupported", True
+            other_found = next(n for p in parts for n in p.named if n != about)
             continue
         if any(not own for p in parts for own in p.owners):
             claim.status = "unsupported"  # a number or name no source states: confabulated, or the question's guess

@@ -1080,17 +1080,20 @@ def test_asked_which_paper_in_chinese_the_question_said_of_another_paper_is_remo
     """"哪篇论文研究了深度脑刺激？" got "STEER (ICLR 2026) 研究了深度脑刺激 [1]。… CSBrain
     (NeurIPS 2025) 研究了深度脑刺激 [2]。" (2026-12-07): MiniLM cannot compare Chinese, and a sentence naming the
     paper it cites passed. Said of another paper than the one found, the
-    question's own words are no answer; the paper found keeps its line."""
+    question's own words are no answer, nor the sentence going on about
+    that paper ("它使用了…"); the paper found keeps its line."""
     def reply(body: dict) -> str:
         steer = source_number(body, "STEER")
         other = next(int(n) for n in re.findall(r"^\[(\d+)\] ", body["messages"][-1]["content"], re.MULTILINE)
                      if int(n) != steer)
         name = re.search(rf"^\[{other}\] (.+?) \(", body["messages"][-1]["content"], re.MULTILINE).group(1)
-        return f"STEER 用循环动力学模型研究了深度脑刺激 [{steer}]。{name} 研究了深度脑刺激 [{other}]。"
+        return (f"STEER 用循环动力学模型研究了深度脑刺激 [{steer}]。\n\n[{other}] {name} 研究了深度脑刺激。"
+                f"它使用了一个基础模型来解码脑电信号。")
     server.reply(reply)
     result = run(assistant.ask("哪篇论文研究了深度脑刺激？"))[1]
     assert result.answer.startswith("STEER 用循环动力学模型研究了深度脑刺激 [1]。")
     assert result.answer.count("研究了深度脑刺激") == 1 and {c["title"] for c in result.citations} == {"STEER"}
+    assert "它使用了" not in result.answer  # what goes on about that other paper goes with it
 
 
 def test_asked_which_paper_a_reply_citing_one_with_only_the_question_s_words_is_no_answer(
