@@ -25,7 +25,7 @@ from assistant.chunking import ABBREVIATION_END, sentences
 from assistant.crosslingual import CJK, dictionary_query, has_cjk
 from assistant.evidence import Evidence
 from assistant.lexical import tokenize
-from assistant.mentions import unmentioned, without
+from assistant.mentions import as_word, says, unmentioned, without
 from assistant.naming import WORDISH, is_coined
 from assistant.quantities import misbound
 
@@ -502,6 +502,29 @@ def _premise(text: str, asked: set[str], shown: set[str]) -> bool:
     return len(said - asked) <= PREMISE_ADDED_WORDS and len((said & asked) - shown) >= PREMISE_UNSTATED_WORDS
 
 
+#: A result of one paper against another ("CSBrain consistently outperforms REVE across 11 tasks").
+_AGAINST = re.compile(r"\b(?:outperform\w*|beat(?:s|ing)?|surpass\w*|(?:better|worse|stronger|weaker) than|"
+                      r"superior to|inferior to|exceed\w*|improves? (?:up)?on)\b|优于|超过|胜过|不如|强于|好于", re.IGNORECASE)
+
+
+def _head_to_head(text: str, named: list[int], evidence: list[Evidence]) -> bool:
+    """Whether a clause sets two shown papers against each other ("CSBrain
+    consistently outperforms REVE", asked "Does CSBrain beat REVE?") though
+    neither's abstract names the other: each abstract reports its own
+    results against its own baselines, so no source can state the match
+    (its cosine to CSBrain's "outperforms both task-specific and foundation
+    models" passes)."""
+    papers = {e.n: e.paper for e in evidence}
+    sides = [n for n in dict.fromkeys(named) if n in papers]
+    if len(sides) < 2 or any(all(says(papers[n].abstract, papers[m].name) for m in sides if m != n) for n in sides):
+        return False
+    at = {n: [m.start() for m in re.finditer(as_word(papers[n].name), text, re.IGNORECASE)] for n in sides}
+    # the result stands between the two names ("A outperforms B", "B is beaten by A"), not after a heading
+    # that names both ("POCO vs SPINT: SPINT … outperforming existing baselines")
+    return any(any(i < match.start() for i in at[a]) and any(j > match.end() for j in at[b])
+               for match in _AGAINST.finditer(text) for a in sides for b in sides if a != b)
+
+
 #: A sentence going on about the paper of the one before it ("它使用了…", "It uses…").
 _PRONOUN_LED = re.compile(r"^\s*(?:它们?|该(?:论文|模型|方法|研究)?|这(?:篇|个)?(?:论文|模型|方法|研究)|"
                           r"(?:it|they|this (?:paper|model|method|work|study))\b)", re.IGNORECASE)
@@ -688,6 +711,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
             continue
         if _premise(claim.text, question_words, shown_words):
             claim.status = "unsupported"  # the question's guess said back as the paper's
+            continue
+        if any(_head_to_head(text, p.named, evidence) for text, p in zip(part_texts, parts, strict=True)):
+            claim.status, claim.misattributed = "unsupported", True  # "CSBrain outperforms REVE": no abstract says so
             continue
         if identify and has_cjk(claim.text) and any(p.named and about not in p.named for p in parts) and not responds(
                 question, [without(claim.text, shown_names)]):

@@ -22,7 +22,7 @@ _NAME = re.compile(r"(?<![A-Za-z0-9-])([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)(?
 _VENUES = frozenset(v.casefold() for v in KNOWN_VENUES)
 
 
-def _as_word(name: str) -> str:
+def as_word(name: str) -> str:
     """``name`` as a word of its own, plural, possessive or hyphenated ("LLMs",
     "REVE's", "Mamba-based"); not inside another word ("AGM" in "fragmented",
     "BERT" in "RoBERTa")."""
@@ -31,13 +31,13 @@ def _as_word(name: str) -> str:
 
 def says(text: str, name: str) -> bool:
     """Whether ``text`` writes ``name`` as a word of its own, in any case."""
-    return re.search(_as_word(name), text, re.IGNORECASE) is not None
+    return re.search(as_word(name), text, re.IGNORECASE) is not None
 
 
 def without(text: str, names: Collection[str]) -> str:
     """``text`` with every one of ``names`` (as words, see ``says``) taken out."""
     for name in names:
-        text = re.sub(_as_word(name), " ", text, flags=re.IGNORECASE)
+        text = re.sub(as_word(name), " ", text, flags=re.IGNORECASE)
     return text
 
 
@@ -108,7 +108,7 @@ def as_written(topic: str, about: list[Paper]) -> str:
 
     def written(match: re.Match[str]) -> str:
         word = match.group(0)
-        found = list(re.finditer(_as_word(word), text, re.IGNORECASE))
+        found = list(re.finditer(as_word(word), text, re.IGNORECASE))
         if word.casefold() in STOPWORDS or any(_TITLE_CASED.match(text, m.end()) for m in found):
             return word  # a word of a capitalised term, not a name of its own
         forms = {m.group(0) for m in found}

@@ -1075,6 +1075,22 @@ def test_asked_which_paper_a_name_said_with_the_question_s_own_words_is_a_guess(
     assert {c["title"] for c in result.citations} == {"STEER"}
 
 
+def test_one_paper_said_to_beat_another_that_its_abstract_never_names_is_removed(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"Does CSBrain beat REVE?" got "CSBrain consistently outperforms REVE
+    across 11 representative EEG tasks and 16 datasets [1]" (2026-12-07):
+    CSBrain's abstract compares with task-specific and foundation models,
+    never with REVE, yet the cosine passed. What the abstract does say stays."""
+    server.reply(lambda body: (
+        f"CSBrain consistently outperforms REVE across 11 representative EEG tasks and 16 datasets "
+        f"[{source_number(body, 'CSBrain')}]. CSBrain consistently outperforms both task-specific and foundation "
+        f"model baselines [{source_number(body, 'CSBrain')}]."))
+    result = run(assistant.ask("Does CSBrain outperform REVE on EEG tasks?"))[1]
+    assert "outperforms REVE" not in result.answer
+    assert result.answer.startswith("CSBrain consistently outperforms both task-specific and foundation model")
+    assert any(s["misattributed"] for s in result.support)
+
+
 def test_asked_which_paper_in_chinese_the_question_said_of_another_paper_is_removed(
         assistant: Assistant, server: ScriptedOpenAI) -> None:
     """"哪篇论文研究了深度脑刺激？" got "STEER (ICLR 2026) 研究了深度脑刺激 [1]。… CSBrain
