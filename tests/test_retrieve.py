@@ -55,6 +55,9 @@ def test_everyday_words_search_the_words_abstracts_use(seed_retriever: PaperRetr
     assert seed_retriever.find("a model that turns pictures into brain scans")[1][0].paper.name == "SynBrain"
     scope, hits = seed_retriever.find("which papers work with rodents?", k=2)
     assert all(" mice" in h.paper.abstract for h in hits)
+    # 2026-12-07: CSBrain and SynBrain were found, not SPINT (intracortical, cross-session)
+    question = "which paper would help me decode movement intentions from implanted electrodes across many days?"
+    assert seed_retriever.find(question)[1][0].paper.name == "SPINT"
 
 
 def _topic(retriever: PaperRetriever, topic: str) -> list[str]:
