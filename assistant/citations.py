@@ -525,6 +525,27 @@ def _head_to_head(text: str, named: list[int], evidence: list[Evidence]) -> bool
                for match in _AGAINST.finditer(text) for a in sides for b in sides if a != b)
 
 
+#: A verdict between papers that needs no object ("better", "the best"); what it may be against ("than prior
+#: models"). "Outperforms" says what it beats ("… outperforms both task-specific models"): ``_head_to_head``.
+_VERDICT = re.compile(r"\b(?:better|best|worse|worst|superior|inferior|stronger|weaker|preferable|wins?)\b|"
+                      r"更好|更优|最好|最佳|更强", re.IGNORECASE)
+_TARGET = re.compile(r"\b(?:than|compared (?:to|with)|over|against|relative to|versus|vs\.?)\b|比|相比|优于", re.IGNORECASE)
+
+
+def _verdict(text: str, named: list[int], rivals: list[int], evidence: list[Evidence]) -> bool:
+    """Whether a clause gives the verdict a question asks between shown
+    papers (``rivals``: "Which model is better for sleep staging, REVE or
+    CodeBrain?" got "CodeBrain is better for sleep staging [2]"), with
+    nothing it is against, though the paper it names never names the
+    others: each abstract reports its own baselines, never the other
+    paper. "CodeBrain generalizes better than prior EEG models" says what
+    it is against, and stands or falls by the cosine."""
+    papers = {e.n: e.paper for e in evidence}
+    sides = [n for n in dict.fromkeys(named) if n in rivals]
+    return (len(rivals) >= 2 and bool(sides) and bool(_VERDICT.search(text)) and not _TARGET.search(text)
+            and not any(says(papers[n].abstract, papers[m].name) for n in sides for m in rivals if m != n))
+
+
 #: A sentence going on about the paper of the one before it ("它使用了…", "It uses…").
 _PRONOUN_LED = re.compile(r"^\s*(?:它们?|该(?:论文|模型|方法|研究)?|这(?:篇|个)?(?:论文|模型|方法|研究)|"
                           r"(?:it|they|this (?:paper|model|method|work|study))\b)", re.IGNORECASE)
@@ -648,6 +669,9 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     plain = _salient(" ".join(f"{e.paper.name} {e.paper.venue}" for e in evidence))  # naming a paper ties nothing
     question_words = set(tokenize(question))
     shown_names = [n for e in evidence for n in (e.paper.name, e.paper.alias, e.paper.venue) if n]
+    # the shown papers a question sets against each other ("which is better, REVE or CodeBrain?")
+    rivals = ([e.n for e in evidence if says(question, e.paper.name)]
+              if _VERDICT.search(question) or _AGAINST.search(question) else [])
     abstracts = [e.paper.abstract for e in evidence]
     names = {e.n: e.paper.name for e in evidence}
     claims = split_claims(answer, valid, names)
@@ -712,8 +736,11 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if _premise(claim.text, question_words, shown_words):
             claim.status = "unsupported"  # the question's guess said back as the paper's
             continue
-        if any(_head_to_head(text, p.named, evidence) for text, p in zip(part_texts, parts, strict=True)):
-            claim.status, claim.misattributed = "unsupported", True  # "CSBrain outperforms REVE": no abstract says so
+        if any(_head_to_head(text, p.named, evidence) or _verdict(text, p.named, rivals, evidence)
+               for text, p in zip(part_texts, parts, strict=True)):
+            # "CSBrain outperforms REVE", "CodeBrain is better for sleep staging" (asked which of the two is):
+            # no abstract says so
+            claim.status, claim.misattributed = "unsupported", True
             continue
         if identify and has_cjk(claim.text) and any(p.named and about not in p.named for p in parts) and not responds(
                 question, [without(claim.text, shown_names)]):

@@ -32,7 +32,8 @@ KINDS: tuple[Kind, ...] = ("ask", "summarize", "compare", "list")
 _COMPARE = re.compile(
     r"\b(?:compar(?:e|es|ed|ing|ison)|vs\.?|versus|differ(?:s|ent|ence|ences)?|distinguish(?:es)?|contrast|"
     r"similarit(?:y|ies)|(?:better|worse|more|fewer|larger|smaller) than|(?:have|has|share) in common|pros and cons|"
-    r"which (?:one |of (?:them|the (?:two|three)) )?(?:is|was|performs?|works?|does|did) (?:better|best|worse)|"
+    r"which (?:one |of (?:them|the (?:two|three)) |(?:model|paper|method|approach|framework) )?"
+    r"(?:is|was|performs?|works?|does|did) (?:better|best|worse)|"
     # chat words for a comparison (2026-12-07: answered paper by paper before)
     r"stacks? up|side[- ]by[- ]side|head[- ]to[- ]head|measures? up|alike|sets? (?:\w+ )?apart)\b|"
     r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣|(?:哪个|哪一个|谁)[^？?，,。]{1,8}?更",

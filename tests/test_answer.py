@@ -1089,6 +1089,13 @@ def test_one_paper_said_to_beat_another_that_its_abstract_never_names_is_removed
     assert "outperforms REVE" not in result.answer
     assert result.answer.startswith("CSBrain consistently outperforms both task-specific and foundation model")
     assert any(s["misattributed"] for s in result.support)
+    # asked which of two is better, a verdict against nothing named is the other paper's match too
+    server.reply(lambda body: (
+        f"CodeBrain is better, achieving strong generalization across 8 downstream tasks and 10 datasets under "
+        f"distribution shifts [{source_number(body, 'CodeBrain')}]. REVE achieves state-of-the-art results on 10 "
+        f"downstream EEG tasks, including sleep staging [{source_number(body, 'REVE')}]."))
+    result = run(assistant.ask("Which model is better for sleep staging, REVE or CodeBrain?"))[1]
+    assert "CodeBrain is better" not in result.answer and result.answer.startswith("REVE achieves state-of-the-art")
 
 
 def test_asked_which_paper_in_chinese_the_question_said_of_another_paper_is_removed(

@@ -134,7 +134,8 @@ def test_a_comparison_in_other_words_gets_the_table_not_one_answer_per_paper(mes
 
 
 @pytest.mark.parametrize("message", ["how do REVE and CSBrain stack up?", "what sets POCO apart from SPINT?",
-                                     "in what ways are REVE and CSBrain alike?", "REVE 与 CSBrain 哪个数据更多？"])
+                                     "in what ways are REVE and CSBrain alike?", "REVE 与 CSBrain 哪个数据更多？",
+                                     "Which model is better for sleep staging, REVE or CSBrain?"])
 def test_a_comparison_in_chat_words_is_one_not_a_question_put_to_each_paper(message: str) -> None:
     """Answered paper by paper before 2026-12-07: each paper's answer, no table."""
     chosen = route(message, named)
