@@ -82,24 +82,14 @@ _PAPER_WORDS = frozenset(tokenize("paper papers work works study studies researc
 _SHORT_TOPIC = 2
 
 
-@dataclass(frozen=True)
-class _Said:
-    """A short topic's word: as written (an "s" of the plural aside) and by its stem."""
-
-    written: re.Pattern[str]
-    stem: str
-
-
-def _short_topic(query: str) -> list[_Said]:
+def _short_topic(query: str) -> list[re.Pattern[str]]:
     """A one- or two-word topic's words as written, an "s" of the plural
     aside, not by stem ("graphs" is said by "graph" and "graph-based";
     "transformers" is not said by "transformations", which share its
     stem); none for a longer topic."""
     words = [w.casefold().removesuffix("s") for w in re.findall(r"[A-Za-z][\w-]+", query)
              if not set(tokenize(w)) <= _CHAT_WORDS | _PAPER_WORDS]
-    if len(words) > _SHORT_TOPIC:
-        return []
-    return [_Said(re.compile(rf"\b{re.escape(w)}", re.IGNORECASE), next(iter(tokenize(w)), w)) for w in words]
+    return [re.compile(rf"\b{re.escape(w)}", re.IGNORECASE) for w in words] if len(words) <= _SHORT_TOPIC else []
 
 
 def _topic_words(text: str) -> list[str]:
@@ -107,20 +97,9 @@ def _topic_words(text: str) -> list[str]:
     return [w for w in dict.fromkeys(tokenize(text)) if w not in _CHAT_WORDS]
 
 
-def _repeats(paper: Paper, words: list[_Said], times: int = 2) -> bool:
+def _repeats(paper: Paper, words: list[re.Pattern[str]], times: int = 2) -> bool:
     """Whether the abstract says each of a short topic's ``words`` at least ``times`` times."""
-    return bool(words) and all(len(w.written.findall(paper.abstract)) >= times for w in words)
-
-
-def _another_word(paper: Paper, words: list[_Said]) -> bool:
-    """Whether the abstract says one of a short topic's words only as
-    another word of its stem: "transformers" is not said by SnS's
-    "transformations", which put it first in BM25 for "which papers use
-    transformers?" (2026-12-07). An abstract without the stem at all
-    ("epileptic" for "epilepsy") is not judged: its other words or its
-    meaning brought it."""
-    stems = set(tokenize(paper.abstract))
-    return any(w.stem in stems and not w.written.search(paper.abstract) for w in words)
+    return bool(words) and all(len(w.findall(paper.abstract)) >= times for w in words)
 
 
 def _listed(venue: str | tuple[str, ...]) -> str | list[str]:
@@ -281,9 +260,9 @@ class PaperRetriever(BaseRetriever):
         far from one word ("graphs": HEIST, whose abstract says "graph" five
         times, was at 0.11, and "ICLR 2026 papers on graphs" listed none;
         no dev topic question is that short, so dev figures are unchanged);
-        of a one-word topic, a paper that says it once, at half the score.
-        A paper that says a short topic's word only as another word of its
-        stem is not on it ("transformers" listed SnS, for "transformations").
+        of a one-word topic, a paper that says it once, at half the score
+        ("transformers" listed SnS alone, for "transformations", and none of
+        the five abstracts that say "transformer").
         A topic most of whose words (at least two) no indexed paper uses
         ("stock price or financial time series forecasting", "robot arm
         grasping") lists only papers it names: the nearest papers are
@@ -347,8 +326,7 @@ class PaperRetriever(BaseRetriever):
         written = as_written(query, [h.paper for h in pool])
         names = question_names(written, papers)  # parsed once, not per paper of the pool
         short = _short_topic(query)
-        return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity
-                                               and not _another_word(h.paper, short))
+        return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (names and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
                 or (h.score >= min_score / 2 and _repeats(h.paper, short))
                 or (len(short) == 1 and h.score >= min_score / 2 and _repeats(h.paper, short, 1))]

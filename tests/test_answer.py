@@ -771,7 +771,8 @@ def test_a_summary_sentence_said_of_every_paper_needs_each_source(assistant: Ass
                        "EvoBrain integrates a GCN for seizure detection, and MixSignGraph represents sign sequences "
                        "as mixed graphs [1][2].")
     result = run(assistant.respond("graph papers from NeurIPS 2025"))[1]
-    assert {c["title"] for c in result.citations} == {"EvoBrain", "MixSignGraph"}
+    # RIGNO, a graph neural network operator, says "graph" once: listed since 2026-12-07
+    assert {c["title"] for c in result.citations} == {"EvoBrain", "MixSignGraph", "RIGNO"}
     assert "they both use" not in result.answer and result.answer.startswith("EvoBrain integrates a GCN")
     both = next(s for s in result.support if s["sentence"].startswith("They share that they both"))
     assert both["status"] == "unsupported" and both["misattributed"]
