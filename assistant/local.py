@@ -124,7 +124,9 @@ def model_file(settings: Settings, progress: bool | None = None) -> Path:
         return target
     parts = _part_paths(model)
     folder.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(".partial")
+    # a file of its own per process and thread: `make run`'s UI and an `ask` beside it both assembled
+    # into one ".partial", and the second to finish found it renamed away (seen 2026-12-07)
+    partial = folder / f"{model.file_name()}.{os.getpid()}-{threading.get_ident()}.partial"
     digest = hashlib.sha256()
     try:
         with partial.open("wb") as out, tqdm(total=model.size, unit="B", unit_scale=True, leave=False,

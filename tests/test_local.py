@@ -10,7 +10,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import types
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,6 +55,27 @@ def test_parts_are_assembled_once_and_verified(tmp_path: Path, monkeypatch: pyte
     path.write_bytes(b"tampered")  # a changed file is re-assembled, not trusted
     assert local.model_file(settings, progress=False).read_bytes().startswith(b"GGUF")
     assert not (tmp_path / "imported").exists()
+
+
+def test_parts_assembled_at_once_by_two_users_give_each_the_model(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """`make run`'s UI and an `ask` beside it assembled the model into one
+    ".partial" at the same time; the second to finish found it renamed away
+    and failed with a FileNotFoundError (2026-12-07). Each now writes its own."""
+    chunks = [b"GGUF" + b"a" * 200_000, b"b" * 200_000]
+    fake_parts(tmp_path, monkeypatch, chunks)
+    monkeypatch.setattr(local, "_CHUNK", 512)  # many small writes: the assemblies overlap
+    settings = Settings.load(storage=tmp_path / "storage", local_model="tiny")
+    start = threading.Barrier(4)
+
+    def assemble() -> bytes:
+        start.wait()
+        return local.model_file(settings, progress=False).read_bytes()
+
+    with ThreadPoolExecutor(4) as pool:
+        results = [f.result() for f in [pool.submit(assemble) for _ in range(4)]]
+    assert results == [b"".join(chunks)] * 4
+    assert not list((tmp_path / "storage" / "models").glob("*.partial"))
 
 
 def test_the_embedding_model_is_located_and_checked_without_importing_its_package() -> None:
