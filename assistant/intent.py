@@ -38,6 +38,10 @@ _COMPARE = re.compile(
     r"stacks? up|side[- ]by[- ]side|head[- ]to[- ]head|measures? up|alike|sets? (?:\w+ )?apart)\b|"
     r"比较|对比|区别|不同|相比|异同|哪个更好|哪个好|哪一个好|哪个更|谁更|优劣|孰优孰劣|(?:哪个|哪一个|谁)[^？?，,。]{1,8}?更",
     re.IGNORECASE)
+#: A venue or a year as a message writes it ("NeurIPS", "2026").
+_VENUE_OR_YEAR = r"(?:neurips|iclr|icml|(?:19|20)\d\d)"
+#: The nouns a message describes a paper by ("the POCO paper", "the Earth science benchmark").
+_DESCRIBED_NOUN = r"(?:paper|study|benchmark|model|method|work|framework|dataset)"
 _TITLE = re.compile(r"\btitles?\b|标题|题目", re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
@@ -50,7 +54,7 @@ _METADATA = re.compile(
 #: A yes-or-no question whether a named paper is of a venue or year ("was HEIST at ICLR 2026?", "is SPINT
 #: from 2025 or 2026?"); said of no named paper, it asks for papers ("was there a paper on graphs at ICLR 2026?").
 _VENUE_CHECK = re.compile(r"^\s*(?:is|was|are|were)\b[^?？]{0,60}?\s(?:(?:from|at|in|an?|the)\s+)?"
-                          r"(?:neurips|iclr|icml|(?:19|20)\d\d)\b(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?"
+                          + _VENUE_OR_YEAR + r"\b(?:\s+\d{4})?(?:\s+(?:or|and)\s+[\w ]{2,16}?)?"
                           r"(?:\s+(?:papers?|ones?))?\s*[?？]?\s*$", re.IGNORECASE)
 #: A paper's venue or year asked in other words, of a paper the message names or describes ("Tell me the venue
 #: of the POCO paper", "Where did MiCRo appear?", "When did the STEER paper come out?", "HEIST: 2025 or 2026?",
@@ -60,22 +64,20 @@ _VENUE_ASKED = re.compile(
     r"\bvenue\b|\bpublication (?:year|venue|date)\b|\byear of publication\b|"
     r"\b(?:where|when) did\s[^?？]{1,60}?\s(?:appear|come out|get published|get accepted)\s*[?？]?\s*$|"
     r"\b(?:19|20)\d\d or (?:19|20)\d\d\s*[?？]?\s*$|"
-    r"^\s*(?:is|was)\s+the\s[^?？]{0,60}?\b(?:paper|study|benchmark|model|method|work|framework|dataset)\s+"
-    r"(?:from|at|in|an?)\s+(?:neurips|iclr|icml|(?:19|20)\d\d)\b[^?？]{0,20}[?？]?\s*$", re.IGNORECASE)
+    r"^\s*(?:is|was)\s+the\s[^?？]{0,60}?\b" + _DESCRIBED_NOUN + r"\s+"
+    r"(?:from|at|in|an?)\s+" + _VENUE_OR_YEAR + r"\b[^?？]{0,20}[?？]?\s*$", re.IGNORECASE)
 #: A paper the message describes rather than names ("the POCO paper", "the Earth science benchmark").
-_A_PAPER = re.compile(r"\b(?:the|that|this)\s[^?？,]{0,60}?\b(?:paper|study|benchmark|model|method|work|framework|"
-                      r"dataset)\b", re.IGNORECASE)
+_A_PAPER = re.compile(r"\b(?:the|that|this)\s[^?？,]{0,60}?\b" + _DESCRIBED_NOUN + r"\b", re.IGNORECASE)
 #: Which of the named papers are of a venue or year ("which of these are NeurIPS 2025 papers: HetSyn, MiCRo,
 #: STEER?", "which of HetSyn and MiCRo came out in 2025?"): the venue is what "which" asks, not a scope
 #: ("which of these NeurIPS 2025 papers uses EEG?" asks something else).
 _WHICH_VENUE = re.compile(r"\bwhich\b[^?？:：]{0,60}?\b(?:is|are|was|were|came out|appeared|got in)\s+"
-                          r"(?:(?:from|at|in|an?|the)\s+)?(?:neurips|iclr|icml|(?:19|20)\d\d)\b(?:\s+\d{4})?"
+                          r"(?:(?:from|at|in|an?|the)\s+)?" + _VENUE_OR_YEAR + r"\b(?:\s+\d{4})?"
                           r"(?:\s+(?:papers?|ones?|submissions?))?\s*(?:[?？:：]|$)", re.IGNORECASE)
 _LIST = re.compile(
     r"\b(?:which|what|any|list(?: all)?(?: the)?|name(?: the)?|show me(?: the)?|find(?: me)?(?: the)?|"
     r"how many) (?:\w+ ){0,3}?(?:papers|studies|articles|submissions)\b(?! (?:were|was) used)|"
     r"\bare there (?:any )?papers\b|\b(?:which|what|any) works\b(?! (?:better|best|well|worse))|"
-
     r"哪些论文|哪几篇|有哪些|多少篇|列出|有没有[^？?。]{0,30}?(?:论文|文章)吗?\s*[？?。]?\s*$|"
     # "这批论文里有讲脉冲神经网络的吗？", "有研究扩散模型的论文吗？": is there a paper on …
     r"(?:论文|文章)(?:里|中|里面|当中)?有(?:讲|关于|研究|做|涉及|提到)[^？?。]{0,30}?的吗\s*[？?]?\s*$|"
