@@ -88,8 +88,26 @@ DETAILS = (
     _detail("parameter count", r"\b(?:how many|number of) (?:trainable )?(?:parameters|params|weights)\b|"
             r"\bparameter count\b|\bmodel size\b|\b(?:millions|billions) of (?:parameters|params|weights)\b|"
             # "weights" alone is no count: "We release code, pretrained weights, and tutorials" (REVE)
+            r"\bwhat size is (?:it|the (?:model|llm|network))\b|"
             r"参数量|多少(?:个)?参数|模型(?:到底|究竟)?(?:有)?多大|模型(?:的)?(?:大小|规模)", r"\bparam(?:eter)?s\b|\b(?:millions?|billions?|\d[\d.,]*\s*[kmb]?) (?:of )?"
             r"(?:trainable )?weights\b|\bmodel sizes?\b"),
+    # which third-party language model a paper used, asked of abstracts that name none ("which LLM played the
+    # debaters?", "which vision-language model came out on top in CityLens?"); not "what LLMs internally know"
+    _detail("names of the language models used",
+            r"\b(?:which|what)\s+(?:(?:specific|exact|particular|actual|base|underlying|open[- ]source|proprietary|"
+            r"commercial|\d+b|large|pre-?trained|frontier)\s+)*(?:llms?|(?:large |vision[- ])?language models?|vlms?|"
+            r"lvlms?|mllms?|multimodal (?:llms?|models?)|chatbots?|gpt models?|base models?|"
+            r"(?<=specific )models?|(?<=exact )models?|(?<=particular )models?)(?=\s+(?:did|do|does|was|were|has|have|"
+            r"had|played|achieved|scored|came|performed|won|got|they|served|acted|powered|"
+            r"(?:is|are)(?!\s+(?:better|worse|stronger|weaker|faster|slower|more|less)\b)))|"
+            # "…asks vision-language models to guess…, which model scored best?": the best of the models it ran
+            r"^(?=.*\b(?:llms?|language models?|vlms?|lvlms?|mllms?|chatbots?)\b).*\bwhich (?:model|one|system)s? "
+            r"(?:scored|performed|did|came out|won|ranked|was|got)\b|"
+            r"哪(?:个|些|款)(?:大)?(?:语言)?模型|什么(?:大)?语言模型|基座模型",
+            r"\b(?:gpt-?[\d.]+o?|gpt|chatgpt|llama[-\s]?\d*|codellama|mistral|mixtral|qwen[\w.-]*|gemini|gemma|claude|"
+            r"palm|bert|roberta|t5|flan|opt-\d+\w*|pythia|vicuna|alpaca|zephyr|phi-\d|deepseek[\w-]*|olmo|bloom|"
+            r"internlm|internvl|llava|blip-?\d?|flamingo|baichuan|chatglm|glm-\d|falcon-\d+\w*|yi-\d+\w*|grok|"
+            r"starcoder|codex|o[134](?:-mini)?|sonnet|opus|haiku|\d+(?:\.\d+)?\s?b)\b|(?-i:\bCLIP\b)"),
     _detail("funding", r"\bfund(?:ed|ing|er|ers)\b|\bgrants?\b|资助", r"\bfund(?:ed|ing|s)?\b|\bgrants?\b"),
     _detail("licence", r"\blicen[cs]e[sd]?\b|许可证", r"\blicen[cs]"),
     _detail("code release",
@@ -165,6 +183,8 @@ _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bby how much\b|\bwhat (?:perce
 #: A number in Chinese text: digits next to characters ("使用了16个数据集", where ``_NUMBER`` sees a
 #: word character before the 1) or written out ("六万小时").
 _CJK_NUMBER = re.compile(r"\d|[零一二两三四五六七八九十百千万亿]")
+#: A paper's label, whose year counts nothing: "SPINT (NeurIPS 2025) introduces …" for "how many minutes…?".
+_LABEL_YEAR = re.compile(r"\([^()]*\b(?:19|20)\d\d\)")
 #: Words an answer adds to its question without saying anything ("Yes, … had a paper on …"), vague
 #: amounts among them: "DeepSADR was evaluated on several cancer types and drugs" for "which cancer
 #: types and which drugs…?" names none (dev, unanswerable; no answerable dev reply changed, 2026-12-05).
@@ -179,7 +199,7 @@ def responds(question: str, claims: list[str]) -> bool:
     gets stronger" for "… what perceptual tendency gets stronger?"), nor
     when the question asks how many or how much and no sentence states a
     number ("SnS was applied to biological vision" for "how many macaque
-    neurons…"; a question that also asks something else, "…了解多少的那篇研究，
+    neurons…"; the year of a paper's label "(NeurIPS 2025)" is none; a question that also asks something else, "…了解多少的那篇研究，
     用了什么工具…？最后定位到哪类组件？", may be answered without one). A
     Chinese sentence, not tokenized, is judged on its characters: "…用符号一致
     性来近似生物学原则是" for "…来近似哪条生物学原则？" adds only a copula; nor does
@@ -191,7 +211,8 @@ def responds(question: str, claims: list[str]) -> bool:
     if not claims:
         return False
     counts = [bool(_COUNT.search(clause)) for clause in question_parts(question)]
-    if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c)) for c in claims):
+    if counts and all(counts) and not any(_NUMBER.search(c) or (has_cjk(c) and _CJK_NUMBER.search(c))
+                                          for c in (_LABEL_YEAR.sub("", c) for c in claims)):
         return False  # only when every part asks a count: the answer to another part may hold no number
     asked = set(tokenize(question)) | _FILLER | _INSTRUCTED
     return any(set(tokenize(c)) - asked - _spelled_out(question, c) or set(CJK.findall(c)) - set(question) - _CJK_FILLER
@@ -339,7 +360,7 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
     # the premises of a question about one paper it describes are that paper's; a comparison's are the other paper's
     premised = [] if compares(question) else [top.paper] if about is evidence and _ONE_PAPER.search(question) else [
         e.paper for e in about]
-    found = [_gap(clause, about, evidence, papers, premised) for clause in question_parts(question)]
+    found = [_gap(clause, about, evidence, papers, premised) for clause in _asked_parts(question)]
     gaps = [gap for gap in found if gap is not None]
     if not gaps or len(gaps) < len(found):
         return None
@@ -349,6 +370,19 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
     reasons = ([f"the abstracts found do not mention the {' or the '.join(details)}"] if details else []) + (
         [f"no abstract found mentions {', '.join(names)}"] if names else []) + contradicted
     return "; ".join(reasons)
+
+
+#: A part of at most two words with no asking word: the examples of the part before ("llama? mistral?").
+_EXAMPLE = re.compile(r"^\s*(?:or\s+)?[\w.+-]+(?:\s+[\w.+-]+)?\s*$")
+
+
+def _asked_parts(question: str) -> list[str]:
+    """``question_parts`` without the examples trailing a part that asks a
+    detail ("which specific models did they test, llama? mistral?": "mistral"
+    is one of the models asked, not a thing asked of its own)."""
+    parts = question_parts(question)
+    return [p for k, p in enumerate(parts)
+            if not (k and _EXAMPLE.match(p) and not _ASKS.match(p) and asked_details(parts[k - 1]))]
 
 
 def _gap(clause: str, about: list[Evidence], evidence: list[Evidence], papers: Collection[str],

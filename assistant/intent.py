@@ -118,10 +118,13 @@ _NAMED_SURVEY = re.compile(r"\b(?:the|this|that)\s+(?:[\w-]+\s+){0,2}?survey\b",
 #: A topic asked about in chat words ("anything on gesture recognition?", "papers that study animal
 #: behavior", "what's in here about EEG?"): a summary when the message names no paper.
 _TOPIC_CHAT = re.compile(
-    r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research)) (?:on|about|regarding|related to|using|"
-    r"that uses?)\b|"
+    r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research))(?: (?:in )?here| in (?:the|this) collection)? "
+    r"(?:on|about|regarding|related to|using|that uses?)\b|"
+    # "grid cells / path integration models — anything?", "quantum ML — got anything?"
+    r"(?:\s-+|\s*[—–:]+)\s*(?:got |have you got )?anything(?: (?:in )?here)?\s*[?？]?\s*$|"
     r"^\s*(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)\b|"
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
+    r"^\s*(?:[\w/-]+\s+){1,5}?(?:papers|studies)\s*[?？]\s*\S|"  # "stock price forecasting papers? like …"
     r"^\s*(?:(?:neurips|iclr|icml)(?: ?'?\d{2,4})?|\d{4}) (?:papers|studies) (?:that|which|on|about|using|with)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
     r"\bbig picture\b|\btell me about (?:the )?(?:[\w-]+ ){1,3}(?:papers|work|research)\b|"
@@ -199,8 +202,8 @@ _IDENTIFY = re.compile(
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
                       r"work(?:ing)? with|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
-#: Words the request leaves after its topic ("what are the EEG papers about?").
-_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$", re.IGNORECASE)
+#: Words the request leaves after its topic ("what are the EEG papers about?"; "— got" of "grid cells — got anything?").
+_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|(?:\s-+|\s*[—–:]+)(?:\s*(?:got|have you got))?\s*$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.

@@ -29,6 +29,7 @@ def _kind(**members: str) -> dict[str, re.Pattern[str]]:
 KINDS: dict[str, dict[str, re.Pattern[str]]] = {
     "animals": _kind(mice=r"\bmice\b|\bmouse\b|\bmurine\b", rats=r"\brats?\b",
                      monkeys=r"\bmonkeys?\b|\bmacaques?\b|\bprimates?\b|\brhesus\b|\bmarmosets?\b",
+                     apes=r"\bchimp(?:anzee)?s?\b|\bgorillas?\b|\borangutans?\b|\bbonobos?\b|\bapes\b",
                      zebrafish=r"\bzebrafish\b|\blarval fish\b", flies=r"\bdrosophila\b|\bfruit ?fl(?:y|ies)\b",
                      worms=r"\bc\. ?elegans\b|\bnematodes?\b", birds=r"\bsongbirds?\b|\bzebra finch(?:es)?\b"),
     "recordings": _kind(EEG=r"\beeg\b|\belectroencephalogra", fMRI=r"\bfmri\b|\bfunctional magnetic resonance\b",

@@ -563,6 +563,14 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("how many rats were trained in the paper that infers learning rules from animal behavior?",
      "speaks of mice, not rats"),
     ("SynBrain用的是哪种脑电设备？", "the abstract of SynBrain speaks of fMRI, not EEG"),
+    ("for the chimpanzee 3d pose dataset BigMaQ, why chimps?", "the abstract of BigMaQ speaks of monkeys, not apes"),
+    # which third-party language model, of abstracts that name none (2026-12-07, twelfth session: "CityLens scored
+    # best", "they used LLMs as the debaters"); the examples after it ("llama? mistral?") ask nothing of their own
+    ("in the CityLens benchmark of vision-language models, which model scored best?",
+     "do not mention the names of the language models used"),
+    ("in the AI debate study, which llm did they use as the debaters?", "names of the language models used"),
+    ("which specific models did the study probing LLMs' internal knowledge of opinions test, llama? mistral?",
+     "names of the language models used"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -601,6 +609,9 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
     "which paper uses mutual information?",
     # a question naming the paper's own recording beside another asks which of the two it is
     "did POCO forecast the activity of mice or of monkeys?",
+    # what language models know is no language model's name; nor is a comparison of two papers
+    "what LLMs internally know about opinions, according to the probing study?",
+    "which language model is better at opinions, MiCRo or the probing study?",
 ])
 def test_a_detail_an_abstract_states_goes_to_the_model(assistant: Assistant, server: ScriptedOpenAI,
                                                        question: str) -> None:
@@ -1652,6 +1663,10 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert not responds("how many macaque neurons were recorded when SnS was applied?",
                         ["SnS was applied to biological vision and revealed invariances."])
     assert responds("how many macaque neurons were recorded?", ["Recordings covered 24 neurons."])
+    # a paper's label states no number (2026-12-07: "SPINT (NeurIPS 2025) introduces SPINT…" for "how many minutes…")
+    assert not responds("how many minutes of unlabeled data does SPINT need?",
+                        ["SPINT (NeurIPS 2025) adapts using a small amount of unlabeled data [1]."])
+    assert responds("how many minutes of data does SPINT (NeurIPS 2025) need?", ["SPINT needs 5 minutes [1]."])
     assert responds("how does the trick decide how much each branch is contributing?",
                     ["It estimates each contribution with mutual information."])
     assert not responds("what perceptual tendency gets stronger?", ["Yes, the perceptual tendency gets stronger."])

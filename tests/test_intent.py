@@ -38,6 +38,11 @@ def named(text: str) -> list[int]:
     ("is anyone here working on reinforcement learning memory?", "list"),
     ("show me the work of POCO on zebrafish", "ask"),  # one paper's work: a question about it
     ("EEG papers?", "summarize"),
+    # a topic asked after "anything" in other places (2026-12-07, twelfth session: answered from one paper)
+    ("anything in here on autonomous driving or self-driving car perception?", "summarize"),
+    ("grid cells / path integration models — anything?", "summarize"),
+    ("quantum machine learning - got anything?", "summarize"),
+    ("stock price forecasting papers? like deep models predicting market moves", "summarize"),
 
     ("tell me what the collection has on diffusion models", "summarize"),
     ("how does CSBrain differ from REVE?", "compare"),
@@ -70,7 +75,7 @@ def named(text: str) -> list[int]:
     ("looking for work on memory in RL agents", "summarize"),
     ("I'm interested in graph neural networks", "summarize"),
     ("what are the EEG papers about?", "summarize"),
-    ("anything in here on autonomous driving?", "ask"),
+    ("anything in here on autonomous driving?", "summarize"),  # refused there when no paper is about it
     # summaries asked in other chat words (2026-12-05: the first four were answered as one question or a list)
     ("what do the papers say about EEG?", "summarize"),
     ("what does the collection say about diffusion models?", "summarize"),
@@ -219,6 +224,9 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("any work on diffusion models?", "diffusion models"),
     ("looking for work on memory in RL agents", "memory in RL agents"),
     ("anything using mamba or state-space backbones? sum it up for me", "mamba or state-space backbones"),
+    ("anything in here on autonomous driving?", "autonomous driving"),
+    ("grid cells / path integration models — anything?", "grid cells / path integration models"),
+    ("quantum machine learning: got anything?", "quantum machine learning"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
