@@ -88,7 +88,10 @@ _LIST = re.compile(
 _LIST_CHAT = re.compile(
     r"^\s*list (?:all|everything|anything|every(?:one| paper)?)\b|\bshow me (?:the |all )?(?:[\w-]+ ){0,4}?(?:work|research)\b|"
     r"\b(?:is|are) (?:any ?one|any ?body|any (?:papers|authors|groups))(?: here| in (?:here|the collection))? "
-    r"(?:working|work(?:s)?) (?:on|with)\b", re.IGNORECASE)
+    r"(?:working|work(?:s)?) (?:on|with)\b|"
+    # "is anyone comparing cnns to …", "who's looking inside llms …" (2026-12-07: single questions, refused)
+    r"\b(?:is|are) (?:any ?one|any ?body)(?: here| in (?:here|the collection))? (?!being\b)\w+ing\b|"
+    r"^\s*who(?:'s| is| are)(?: here)? (?!being\b)\w+ing\b", re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".
 _PAPERS_SAY = (r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )"
@@ -121,7 +124,11 @@ _TOPIC_CHAT = re.compile(
     r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research))(?: (?:in )?here| in (?:the|this) collection)? "
     r"(?:on|about|regarding|related to|using|that uses?)\b|"
     # "grid cells / path integration models — anything?", "quantum ML — got anything?"
-    r"(?:\s-+|\s*[—–:]+)\s*(?:got |have you got )?anything(?: (?:in )?here)?\s*[?？]?\s*$|"
+    r"(?:\s-+|\s*[—–:]+)\s*(?:got |have you got )?anything(?: (?:in )?here)?(?:\s*[?？]?\s*$| (?:on|about)\b)|"
+    # "anything that splits a model into experts?", "anyone training one model on …?", "epilepsy work?"
+    r"^\s*(?:(?:is|are) there )?anything (?:that|which)\b|^\s*any ?one (?:here )?(?!being\b)\w+ing\b|"
+    r"^(?!\s*(?:does|do|did|is|are|was|were|can|could|how|what|why|which|who|when|where|will|would|should)\b)"
+    r"\s*[\w/ -]{3,60}?\b(?:stuff|work|research)\s*[?？]|"
     r"^\s*(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)\b|"
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
     r"^\s*(?:[\w/-]+\s+){1,5}?(?:papers|studies)\s*[?？]\s*\S|"  # "stock price forecasting papers? like …"
@@ -174,6 +181,7 @@ _REQUEST = re.compile(
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?<!\d\d\d\d )(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
+    r"(?:(?:is|are) )?any ?(?:one|body)(?: here| in (?:here|the collection))?|^\s*who(?:'s| is| are)(?: here)?|stuff|"
     r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"
     r"(?:what are )?(?:the )?" + _MAIN_THINGS + r"(?: (?:of|from|on|in|about|regarding))?|"
     r"work|research|help me(?: to)?(?: find| look for| search for)?|"
@@ -201,7 +209,7 @@ _IDENTIFY = re.compile(
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
-                      r"work(?:ing)? with|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
+                      r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
 #: Words the request leaves after its topic ("what are the EEG papers about?"; "— got" of "grid cells — got anything?").
 _TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|(?:\s-+|\s*[—–:]+)(?:\s*(?:got|have you got))?\s*$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).

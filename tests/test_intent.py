@@ -43,6 +43,14 @@ def named(text: str) -> list[int]:
     ("grid cells / path integration models — anything?", "summarize"),
     ("quantum machine learning - got anything?", "summarize"),
     ("stock price forecasting papers? like deep models predicting market moves", "summarize"),
+    ("is anyone comparing cnns to real neurons in the primate visual system", "list"),
+    ("who's looking inside existing llms to see what they encode?", "list"),
+    ("anyone training one big model on neural recordings pooled across animals?", "summarize"),
+    ("anything that splits a model into specialist expert modules?", "summarize"),
+    ("epilepsy / seizure detection work?", "summarize"),
+    ("how synapses change over time — anything on plasticity rules?", "summarize"),
+    ("does SPINT work?", "ask"),
+    ("who is the author of SPINT?", "ask"),
 
     ("tell me what the collection has on diffusion models", "summarize"),
     ("how does CSBrain differ from REVE?", "compare"),
@@ -227,6 +235,9 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("anything in here on autonomous driving?", "autonomous driving"),
     ("grid cells / path integration models — anything?", "grid cells / path integration models"),
     ("quantum machine learning: got anything?", "quantum machine learning"),
+    ("is anyone here working on reinforcement learning memory?", "reinforcement learning memory"),
+    ("who's looking inside existing llms?", "looking inside existing llms"),
+    ("spiking neuron stuff? snns", "spiking neuron snns"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
