@@ -374,15 +374,20 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
 
 #: A part of at most two words with no asking word: the examples of the part before ("llama? mistral?").
 _EXAMPLE = re.compile(r"^\s*(?:or\s+)?[\w.+-]+(?:\s+[\w.+-]+)?\s*$")
+#: A part asking among what the part before asks for ("which LLMs were evaluated, and which one scored best?").
+_AMONG_THEM = re.compile(r"^\s*(?:and\s+)?which (?:one|ones|of them|of those|of these)\b", re.IGNORECASE)
 
 
 def _asked_parts(question: str) -> list[str]:
-    """``question_parts`` without the examples trailing a part that asks a
-    detail ("which specific models did they test, llama? mistral?": "mistral"
-    is one of the models asked, not a thing asked of its own)."""
+    """``question_parts`` without the parts that only go on with a part
+    asking a detail: its examples ("which specific models did they test,
+    llama? mistral?": "mistral" is one of the models asked, not a thing
+    asked of its own) and a choice among what it asks for ("…, and which
+    one scored best?": no abstract naming the models, none names the best)."""
     parts = question_parts(question)
     return [p for k, p in enumerate(parts)
-            if not (k and _EXAMPLE.match(p) and not _ASKS.match(p) and asked_details(parts[k - 1]))]
+            if not (k and (_EXAMPLE.match(p) and not _ASKS.match(p) or _AMONG_THEM.match(p))
+                    and asked_details(parts[k - 1]))]
 
 
 def _gap(clause: str, about: list[Evidence], evidence: list[Evidence], papers: Collection[str],

@@ -571,6 +571,8 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
     ("in the AI debate study, which llm did they use as the debaters?", "names of the language models used"),
     ("which specific models did the study probing LLMs' internal knowledge of opinions test, llama? mistral?",
      "names of the language models used"),
+    ("Which specific LLMs were evaluated in the Earth science benchmark, and which one scored best?",
+     "names of the language models used"),
 ])
 def test_a_question_the_evidence_cannot_answer_is_refused_without_the_model(
         assistant: Assistant, server: ScriptedOpenAI, question: str, why: str) -> None:
@@ -1665,8 +1667,8 @@ def test_a_count_answered_without_a_number_is_no_answer() -> None:
     assert responds("how many macaque neurons were recorded?", ["Recordings covered 24 neurons."])
     # a paper's label states no number (2026-12-07: "SPINT (NeurIPS 2025) introduces SPINT…" for "how many minutes…")
     assert not responds("how many minutes of unlabeled data does SPINT need?",
-                        ["SPINT (NeurIPS 2025) adapts using a small amount of unlabeled data [1]."])
-    assert responds("how many minutes of data does SPINT (NeurIPS 2025) need?", ["SPINT needs 5 minutes [1]."])
+                        ["SPINT (NeurIPS 2025) adapts using a small amount of unlabeled data."])
+    assert responds("how many minutes of data does SPINT (NeurIPS 2025) need?", ["SPINT needs 5 minutes."])
     assert responds("how does the trick decide how much each branch is contributing?",
                     ["It estimates each contribution with mutual information."])
     assert not responds("what perceptual tendency gets stronger?", ["Yes, the perceptual tendency gets stronger."])
