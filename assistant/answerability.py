@@ -199,8 +199,9 @@ def responds(question: str, claims: list[str]) -> bool:
     gets stronger" for "… what perceptual tendency gets stronger?"), nor
     when the question asks how many or how much and no sentence states a
     number ("SnS was applied to biological vision" for "how many macaque
-    neurons…"; the year of a paper's label "(NeurIPS 2025)" is none; a question that also asks something else, "…了解多少的那篇研究，
-    用了什么工具…？最后定位到哪类组件？", may be answered without one). A
+    neurons…"; the year of a paper's label "(NeurIPS 2025)" is none; a
+    question that also asks something else, "…了解多少的那篇研究，用了什么工具…？
+    最后定位到哪类组件？", may be answered without one). A
     Chinese sentence, not tokenized, is judged on its characters: "…用符号一致
     性来近似生物学原则是" for "…来近似哪条生物学原则？" adds only a copula; nor does
     the prompt's instruction said back ("答案在 Chinese， citing sources as"), nor
