@@ -58,6 +58,9 @@ def _detail(name: str, asked: str, stated: str, context: bool = False) -> Detail
     return Detail(name, re.compile(asked, re.IGNORECASE), re.compile(stated, re.IGNORECASE), context)
 
 
+#: A language model as a question names the kind ("LLM", "vision-language models", "chatbots").
+_LANGUAGE_MODEL = r"llms?|(?:large |vision[- ])?language models?|vlms?|lvlms?|mllms?|chatbots?"
+
 #: Training and bookkeeping details (English and Chinese cues).
 DETAILS = (
     _detail("learning rate", r"\blearning[- ]rates?\b|学习率", r"\blearning[- ]rates?\b|\blr\b"),
@@ -95,13 +98,13 @@ DETAILS = (
     # debaters?", "which vision-language model came out on top in CityLens?"); not "what LLMs internally know"
     _detail("names of the language models used",
             r"\b(?:which|what)\s+(?:(?:specific|exact|particular|actual|base|underlying|open[- ]source|proprietary|"
-            r"commercial|\d+b|large|pre-?trained|frontier)\s+)*(?:llms?|(?:large |vision[- ])?language models?|vlms?|"
-            r"lvlms?|mllms?|multimodal (?:llms?|models?)|chatbots?|gpt models?|base models?|"
+            r"commercial|\d+b|large|pre-?trained|frontier)\s+)*(?:" + _LANGUAGE_MODEL + r"|"
+            r"multimodal (?:llms?|models?)|gpt models?|base models?|"
             r"(?<=specific )models?|(?<=exact )models?|(?<=particular )models?)(?=\s+(?:did|do|does|was|were|has|have|"
             r"had|played|achieved|scored|came|performed|won|got|they|served|acted|powered|"
             r"(?:is|are)(?!\s+(?:better|worse|stronger|weaker|faster|slower|more|less)\b)))|"
             # "…asks vision-language models to guess…, which model scored best?": the best of the models it ran
-            r"^(?=.*\b(?:llms?|language models?|vlms?|lvlms?|mllms?|chatbots?)\b).*\bwhich (?:model|one|system)s? "
+            r"^(?=.*\b(?:" + _LANGUAGE_MODEL + r")\b).*\bwhich (?:model|one|system)s? "
             r"(?:scored|performed|did|came out|won|ranked|was|got)\b|"
             r"哪(?:个|些|款)(?:大)?(?:语言)?模型|什么(?:大)?语言模型|基座模型",
             r"\b(?:gpt-?[\d.]+o?|gpt|chatgpt|llama[-\s]?\d*|codellama|mistral|mixtral|qwen[\w.-]*|gemini|gemma|claude|"

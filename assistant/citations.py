@@ -27,6 +27,7 @@ from assistant.evidence import Evidence
 from assistant.lexical import tokenize
 from assistant.mentions import as_word, says, unmentioned, without
 from assistant.naming import WORDISH, is_coined
+from assistant.papers import Paper
 from assistant.quantities import misbound
 
 if TYPE_CHECKING:
@@ -507,14 +508,13 @@ _AGAINST = re.compile(r"\b(?:outperform\w*|beat(?:s|ing)?|surpass\w*|(?:better|w
                       r"superior to|inferior to|exceed\w*|improves? (?:up)?on)\b|优于|超过|胜过|不如|强于|好于", re.IGNORECASE)
 
 
-def _head_to_head(text: str, named: list[int], evidence: list[Evidence]) -> bool:
+def _head_to_head(text: str, named: list[int], papers: dict[int, Paper]) -> bool:
     """Whether a clause sets two shown papers against each other ("CSBrain
     consistently outperforms REVE", asked "Does CSBrain beat REVE?") though
     neither's abstract names the other: each abstract reports its own
     results against its own baselines, so no source can state the match
     (its cosine to CSBrain's "outperforms both task-specific and foundation
-    models" passes)."""
-    papers = {e.n: e.paper for e in evidence}
+    models" passes). ``papers``: the shown papers by source number."""
     sides = [n for n in dict.fromkeys(named) if n in papers]
     if len(sides) < 2 or any(all(says(papers[n].abstract, papers[m].name) for m in sides if m != n) for n in sides):
         return False
@@ -532,7 +532,7 @@ _VERDICT = re.compile(r"\b(?:better|best|worse|worst|superior|inferior|stronger|
 _TARGET = re.compile(r"\b(?:than|compared (?:to|with)|over|against|relative to|versus|vs\.?)\b|比|相比|优于", re.IGNORECASE)
 
 
-def _verdict(text: str, named: list[int], rivals: list[int], evidence: list[Evidence]) -> bool:
+def _verdict(text: str, named: list[int], rivals: list[int], papers: dict[int, Paper]) -> bool:
     """Whether a clause gives the verdict a question asks between shown
     papers (``rivals``: "Which model is better for sleep staging, REVE or
     CodeBrain?" got "CodeBrain is better for sleep staging [2]"), with
@@ -540,7 +540,6 @@ def _verdict(text: str, named: list[int], rivals: list[int], evidence: list[Evid
     others: each abstract reports its own baselines, never the other
     paper. "CodeBrain generalizes better than prior EEG models" says what
     it is against, and stands or falls by the cosine."""
-    papers = {e.n: e.paper for e in evidence}
     sides = [n for n in dict.fromkeys(named) if n in rivals]
     return (len(rivals) >= 2 and bool(sides) and bool(_VERDICT.search(text)) and not _TARGET.search(text)
             and not any(says(papers[n].abstract, papers[m].name) for n in sides for m in rivals if m != n))
@@ -673,7 +672,8 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
     rivals = ([e.n for e in evidence if says(question, e.paper.name)]
               if _VERDICT.search(question) or _AGAINST.search(question) else [])
     abstracts = [e.paper.abstract for e in evidence]
-    names = {e.n: e.paper.name for e in evidence}
+    shown = {e.n: e.paper for e in evidence}
+    names = {n: paper.name for n, paper in shown.items()}
     claims = split_claims(answer, valid, names)
     for claim in claims:
         if _NO_CLAIM.match(claim.text):
@@ -736,7 +736,7 @@ def attribute(answer: str, evidence: list[Evidence], embedder: MiniLMEmbedding, 
         if _premise(claim.text, question_words, shown_words):
             claim.status = "unsupported"  # the question's guess said back as the paper's
             continue
-        if any(_head_to_head(text, p.named, evidence) or _verdict(text, p.named, rivals, evidence)
+        if any(_head_to_head(text, p.named, shown) or _verdict(text, p.named, rivals, shown)
                for text, p in zip(part_texts, parts, strict=True)):
             # "CSBrain outperforms REVE", "CodeBrain is better for sleep staging" (asked which of the two is):
             # no abstract says so

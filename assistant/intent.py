@@ -83,6 +83,10 @@ _LIST = re.compile(
     r"(?:论文|文章)(?:里|中|里面|当中)?有(?:讲|关于|研究|做|涉及|提到)[^？?。]{0,30}?的吗\s*[？?]?\s*$|"
     r"^\s*有(?:讲|关于|研究|做|涉及)[^？?。]{0,30}?的(?:论文|文章)吗\s*[？?]?\s*$",
     re.IGNORECASE)
+#: "anyone" or "anybody", here or in the collection, as a chat message asks who works on something.
+_ANYONE = r"any ?(?:one|body)(?: here| in (?:here|the collection))?"
+#: A dash or colon set off before a trailing word ("grid cells — anything?", "quantum ML: got anything?").
+_DASH = r"(?:\s-+|\s*[—–:]+)"
 #: Papers asked for in chat words, naming none ("list everything about fMRI", "show me the LLM
 #: interpretability work", "is anyone here working on …?"; 2026-12-07: questions, answered from one paper).
 _LIST_CHAT = re.compile(
@@ -90,7 +94,7 @@ _LIST_CHAT = re.compile(
     r"\b(?:is|are) (?:any ?one|any ?body|any (?:papers|authors|groups))(?: here| in (?:here|the collection))? "
     r"(?:working|work(?:s)?) (?:on|with)\b|"
     # "is anyone comparing cnns to …", "who's looking inside llms …" (2026-12-07: single questions, refused)
-    r"\b(?:is|are) (?:any ?one|any ?body)(?: here| in (?:here|the collection))? (?!being\b)\w+ing\b|"
+    r"\b(?:is|are) " + _ANYONE + r" (?!being\b)\w+ing\b|"
     r"^\s*who(?:'s| is| are)(?: here)? (?!being\b)\w+ing\b", re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".
@@ -124,7 +128,7 @@ _TOPIC_CHAT = re.compile(
     r"^\s*(?:(?:is|are) there )?(?:anything|any (?:work|research))(?: (?:in )?here| in (?:the|this) collection)? "
     r"(?:on|about|regarding|related to|using|that uses?)\b|"
     # "grid cells / path integration models — anything?", "quantum ML — got anything?"
-    r"(?:\s-+|\s*[—–:]+)\s*(?:got |have you got )?anything(?: (?:in )?here)?(?:\s*[?？]?\s*$| (?:on|about)\b)|"
+    + _DASH + r"\s*(?:got |have you got )?anything(?: (?:in )?here)?(?:\s*[?？]?\s*$| (?:on|about)\b)|"
     # "anything that splits a model into experts?", "anyone training one model on …?", "epilepsy work?"
     r"^\s*(?:(?:is|are) there )?anything (?:that|which)\b|^\s*any ?one (?:here )?(?!being\b)\w+ing\b|"
     r"^(?!\s*(?:does|do|did|is|are|was|were|can|could|how|what|why|which|who|when|where|will|would|should)\b)"
@@ -181,7 +185,7 @@ _REQUEST = re.compile(
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?<!\d\d\d\d )(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
     r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
-    r"(?:(?:is|are) )?any ?(?:one|body)(?: here| in (?:here|the collection))?|^\s*who(?:'s| is| are)(?: here)?|stuff|"
+    r"(?:(?:is|are) )?" + _ANYONE + r"|^\s*who(?:'s| is| are)(?: here)?|stuff|"
     r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"
     r"(?:what are )?(?:the )?" + _MAIN_THINGS + r"(?: (?:of|from|on|in|about|regarding))?|"
     r"work|research|help me(?: to)?(?: find| look for| search for)?|"
@@ -211,7 +215,7 @@ _IDENTIFY = re.compile(
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
                       r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
 #: Words the request leaves after its topic ("what are the EEG papers about?"; "— got" of "grid cells — got anything?").
-_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|(?:\s-+|\s*[—–:]+)(?:\s*(?:got|have you got))?\s*$", re.IGNORECASE)
+_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|" + _DASH + r"(?:\s*(?:got|have you got))?\s*$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.

@@ -328,8 +328,7 @@ class PaperRetriever(BaseRetriever):
         short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (names and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
-                or (h.score >= min_score / 2 and _repeats(h.paper, short))
-                or (len(short) == 1 and h.score >= min_score / 2 and _repeats(h.paper, short, 1))]
+                or (h.score >= min_score / 2 and _repeats(h.paper, short, 1 if len(short) == 1 else 2))]
 
     def resolve(self, text: str) -> Resolution:
         """The paper meant by a name, title, id, citation key or description ("CSBrain",
