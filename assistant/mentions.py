@@ -92,6 +92,19 @@ def question_names(question: str, papers: Collection[str] = ()) -> list[str]:
     return unmentioned(question, [], papers)
 
 
+def abbreviates(name: str, about: list[Paper]) -> bool:
+    """Whether ``name`` is an acronym that one of ``about``'s abstracts
+    defines ("Electroencephalography (EEG)") or writes out ("large language
+    models"): shorthand for the field's words, which the search reads and
+    which many papers of a field use, not a name coined for one method
+    ("Mamba")."""
+    singular = name[:-1] if name.endswith("s") and name[:-1].isupper() else name
+    if not singular.isupper():
+        return False
+    defined = re.compile(rf"\(\s*{re.escape(singular)}s?\s*[),;]", re.IGNORECASE)
+    return any(defined.search(p.abstract) or _spelled_out(singular, p.abstract) for p in about)
+
+
 #: A capitalised word right after another: the two are words of a term written in capitals.
 _TITLE_CASED = re.compile(r"[ -][A-Z][a-z]")
 

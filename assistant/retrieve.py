@@ -25,7 +25,7 @@ from assistant.filters import parse_filters, topicless
 from assistant.fusion import Fusion
 from assistant.index import PaperIndex, VenueFilter, venue_matches, venue_text
 from assistant.lexical import tokenize
-from assistant.mentions import as_written, question_names, unmentioned
+from assistant.mentions import abbreviates, as_written, question_names, unmentioned
 from assistant.papers import Paper
 from assistant.synonyms import expanded, matches, scoped
 
@@ -325,9 +325,10 @@ class PaperRetriever(BaseRetriever):
         papers = lexical.names
         written = as_written(query, [h.paper for h in pool])
         names = question_names(written, papers)  # parsed once, not per paper of the pool
+        coined = [n for n in names if not abbreviates(n, [h.paper for h in pool])]
         short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
-                or (names and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
+                or (coined and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
                 or (h.score >= min_score / 2 and _repeats(h.paper, short, 1 if len(short) == 1 else 2))]
 
     def resolve(self, text: str) -> Resolution:
