@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from assistant import prompts
 from assistant.crosslingual import CJK, has_cjk
 from assistant.evidence import Evidence
-from assistant.intent import compares
+from assistant.intent import compares, describes_paper
 from assistant.lexical import name_keys, tokenize
 from assistant.mentions import spellings, unmentioned
 from assistant.papers import Paper
@@ -345,10 +345,6 @@ def _says_topic(question: str, paper: Paper) -> bool:
     return bool(words) and words <= set(tokenize(f"{paper.name} {paper.title} {paper.abstract}"))
 
 
-#: A question about one paper it describes rather than names ("the paper that fits learning rules…", "那篇…论文").
-_ONE_PAPER = re.compile(r"\b(?:the|that|this) (?:[\w/-]+ ){0,8}?(?:paper|study|work|preprint)\b|那篇|这篇", re.IGNORECASE)
-
-
 def missing(question: str, evidence: list[Evidence], min_similarity: float,
             papers: Collection[str] = ()) -> str | None:
     """Why the shown abstracts cannot answer ``question`` (None: they may);
@@ -362,7 +358,7 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
         return f"no paper is about this (the closest, {closest.paper.name}, is far off in meaning)"
     about = [e for e in evidence if e.hit.named] or evidence  # a paper it names, else every paper found
     # the premises of a question about one paper it describes are that paper's; a comparison's are the other paper's
-    premised = [] if compares(question) else [top.paper] if about is evidence and _ONE_PAPER.search(question) else [
+    premised = [] if compares(question) else [top.paper] if about is evidence and describes_paper(question) else [
         e.paper for e in about]
     found = [_gap(clause, about, evidence, papers, premised) for clause in _asked_parts(question)]
     gaps = [gap for gap in found if gap is not None]

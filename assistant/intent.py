@@ -41,7 +41,7 @@ _COMPARE = re.compile(
 #: A venue or a year as a message writes it ("NeurIPS", "2026").
 _VENUE_OR_YEAR = r"(?:neurips|iclr|icml|(?:19|20)\d\d)"
 #: The nouns a message describes a paper by ("the POCO paper", "the Earth science benchmark").
-_DESCRIBED_NOUN = r"(?:paper|study|benchmark|model|method|work|framework|dataset)"
+_DESCRIBED_NOUN = r"(?:paper|study|preprint|benchmark|model|method|work|framework|dataset)"
 _TITLE = re.compile(r"\btitles?\b|标题|题目", re.IGNORECASE)
 _METADATA = re.compile(
     r"\b(?:which|what) (?:venue|conference|year|track)\b|\b(?:published|appear(?:ed|s)?|accepted|presented) "
@@ -66,8 +66,8 @@ _VENUE_ASKED = re.compile(
     r"\b(?:19|20)\d\d or (?:19|20)\d\d\s*[?？]?\s*$|"
     r"^\s*(?:is|was)\s+the\s[^?？]{0,60}?\b" + _DESCRIBED_NOUN + r"\s+"
     r"(?:from|at|in|an?)\s+" + _VENUE_OR_YEAR + r"\b[^?？]{0,20}[?？]?\s*$", re.IGNORECASE)
-#: A paper the message describes rather than names ("the POCO paper", "the Earth science benchmark").
-_A_PAPER = re.compile(r"\b(?:the|that|this)\s[^?？,]{0,60}?\b" + _DESCRIBED_NOUN + r"\b", re.IGNORECASE)
+#: A paper the message describes rather than names ("the POCO paper", "the Earth science benchmark", "那篇…论文").
+_A_PAPER = re.compile(r"\b(?:the|that|this)\s[^?？,]{0,60}?\b" + _DESCRIBED_NOUN + r"\b|那篇|这篇", re.IGNORECASE)
 #: Which of the named papers are of a venue or year ("which of these are NeurIPS 2025 papers: HetSyn, MiCRo,
 #: STEER?", "which of HetSyn and MiCRo came out in 2025?"): the venue is what "which" asks, not a scope
 #: ("which of these NeurIPS 2025 papers uses EEG?" asks something else).
@@ -383,6 +383,14 @@ def needs_context(message: str) -> bool:
     return bool(_PRONOUN.search(rest) or _CARRY_OVER.search(rest))
 
 
+def describes_paper(message: str) -> bool:
+    """Whether the message is about a paper it describes rather than names
+    ("the paper that fits learning rules…", "the Earth science benchmark",
+    "那篇…论文"): its venue is that paper's record, and its premises are that
+    paper's (see ``answerability.missing``)."""
+    return _A_PAPER.search(message) is not None
+
+
 def compares(message: str) -> bool:
     """The message asks to compare ("… compared with the Earth science
     benchmark?"), even when it names only one paper and is routed as a question."""
@@ -531,7 +539,7 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
             return Route("compare", f"names two or more papers and asks to compare them{on}", papers,
                          aspects=aspects)
     if (_METADATA.search(message) or (papers and (_VENUE_CHECK.search(message) or _WHICH_VENUE.search(message)))
-            or ((papers or _A_PAPER.search(message)) and _VENUE_ASKED.search(message))):
+            or ((papers or describes_paper(message)) and _VENUE_ASKED.search(message))):
         # each paper's record answers it
         return Route("list", "asks for a paper's venue, year or title" if len(papers) <= 1 else
                      f"asks for the venue, year or title of {len(papers)} named papers", papers, metadata=True)

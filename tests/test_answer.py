@@ -564,6 +564,9 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
      "speaks of mice, not rats"),
     ("SynBrain用的是哪种脑电设备？", "the abstract of SynBrain speaks of fMRI, not EEG"),
     ("for the chimpanzee 3d pose dataset BigMaQ, why chimps?", "the abstract of BigMaQ speaks of monkeys, not apes"),
+    # a paper described with a slash and a possessive ("the signed-weights / Dale's law paper") is one paper
+    ("How many mouse V1 neurons did the signed-weights / Dale's law paper record for its in vivo experiments?",
+     "speaks of monkeys, not mice"),
     # which third-party language model, of abstracts that name none (2026-12-07, twelfth session: "CityLens scored
     # best", "they used LLMs as the debaters"); the examples after it ("llama? mistral?") ask nothing of their own
     ("in the CityLens benchmark of vision-language models, which model scored best?",
