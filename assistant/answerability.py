@@ -39,7 +39,7 @@ from assistant.intent import compares, describes_paper
 from assistant.lexical import name_keys, tokenize
 from assistant.mentions import spellings, unmentioned
 from assistant.papers import Paper
-from assistant.premises import Conflict, conflicts
+from assistant.premises import Premise, conflicts, reversals
 
 
 @dataclass(frozen=True)
@@ -360,7 +360,8 @@ def missing(question: str, evidence: list[Evidence], min_similarity: float,
     # the premises of a question about one paper it describes are that paper's; a comparison's are the other paper's
     premised = [] if compares(question) else [top.paper] if about is evidence and describes_paper(question) else [
         e.paper for e in about]
-    found = [_gap(clause, about, evidence, papers, premised) for clause in _asked_parts(question)]
+    found = [_gap(clause, about, evidence, papers, premised, premised or [e.paper for e in about])
+             for clause in _asked_parts(question)]
     gaps = [gap for gap in found if gap is not None]
     if not gaps or len(gaps) < len(found):
         return None
@@ -391,16 +392,19 @@ def _asked_parts(question: str) -> list[str]:
 
 
 def _gap(clause: str, about: list[Evidence], evidence: list[Evidence], papers: Collection[str],
-         premised: list[Paper]) -> tuple[list[Detail], list[str], list[Conflict]] | None:
+         premised: list[Paper], compared: list[Paper]) -> tuple[list[Detail], list[str], list[Premise]] | None:
     """What one part of a question asks that the abstracts leave out: the
     details none of the papers it is ``about`` mentions, else the names no
     paper found uses at all, else the premises the papers it takes them
-    of (``premised``) contradict (None: nothing, so the part may be answered)."""
+    of (``premised``) contradict, or a comparison it takes one way that
+    the ``compared`` papers state the other way (also of a question
+    comparing papers, whose premises are otherwise not judged: see
+    ``premises.reversals``; None: nothing, so the part may be answered)."""
     details = asked_details(clause)
     if details and not any(d.stated.search(s) for d in details for e in about for s in e.sentences):
         return details, [], []
     names = unmentioned(clause, [e.paper for e in evidence], papers)
     if names:
         return [], names, []
-    contradicted = conflicts(clause, premised)
+    contradicted: list[Premise] = [*conflicts(clause, premised), *reversals(clause, compared)]
     return ([], [], contradicted) if contradicted else None

@@ -1,6 +1,8 @@
 """What a question takes for granted about a paper, and whether the paper
 says otherwise: "how many monkeys…?" of a paper that recorded mice, "how
-does SynBrain reconstruct images from EEG (脑电)?" of an fMRI paper.
+does SynBrain reconstruct images from EEG (脑电)?" of an fMRI paper, "why
+does the agent do worse than an LSTM when the input is sparse?" of a
+paper whose model "outperforms LSTM cores under sparse input conditions".
 
 The 1.5B model answers such a question as asked ("The monkeys were trained
 on 20 mice"): its premise is in no abstract, so the answer can only be made
@@ -15,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.chunking import sentences
 from assistant.crosslingual import dictionary_query, has_cjk
+from assistant.lexical import tokenize
 from assistant.papers import Paper
 
 
@@ -51,6 +55,80 @@ class Conflict:
     def __str__(self) -> str:
         stated = ", ".join(self.stated[:-1]) + " and " + self.stated[-1] if len(self.stated) > 1 else self.stated[0]
         return f"the abstract of {self.paper} speaks of {stated}, not {self.asked}"
+
+
+@dataclass(frozen=True)
+class Reversal:
+    """A comparison the question takes one way and the paper's sentence on
+    the same things states the other way."""
+
+    paper: str
+    sentence: str
+
+    def __str__(self) -> str:
+        words = self.sentence.split()
+        said = " ".join(words[:_QUOTED_WORDS]) + (" …" if len(words) > _QUOTED_WORDS else "")
+        return f"the abstract of {self.paper} states the opposite: “{said}”"
+
+
+#: Anything a question's premise runs into.
+Premise = Conflict | Reversal
+
+#: The two ways a comparison goes.
+_BETTER = re.compile(r"\b(?:better|outperform(?:s|ed|ing)?|beats?|beating|surpass(?:es|ed|ing)?|exceeds?|superior|"
+                     r"more accurate)\b", re.IGNORECASE)
+_WORSE = re.compile(r"\b(?:worse|underperform(?:s|ed|ing)?|fails? to (?:beat|match)|falls? short|inferior|"
+                    r"los(?:es|e|ing) to|less accurate|lags? behind)\b", re.IGNORECASE)
+#: A question asking whether ("did it do worse than…?") takes neither way for granted.
+_WHETHER = re.compile(r"^\W*(?:does|did|do|is|are|was|were|can|could|has|have|will|would)\b", re.IGNORECASE)
+#: Words that say nothing of what is compared.
+_GENERIC = frozenset(tokenize("paper papers model models study work method approach really much"))
+#: Words of what is compared that the question and the paper's sentence share, at the least: they compare
+#: the same things ("LSTM", "sparse", "input"), not any two ("more accurate than neural operator baselines").
+_SAME_THINGS = 2
+#: Words after a comparison's word that name what it is compared with ("than an LSTM when …").
+_RIVAL_WORDS = 3
+#: Words of the paper's sentence a reason quotes.
+_QUOTED_WORDS = 24
+
+
+def _ways(text: str) -> set[str]:
+    return {way for way, said in (("better", _BETTER), ("worse", _WORSE)) if said.search(text)}
+
+
+def reversals(clause: str, papers: list[Paper]) -> list[Reversal]:
+    """Where ``clause`` takes a comparison one way ("why does it do worse
+    than an LSTM…", "in what situations does RIGNO lose to the
+    baselines…") and a paper's sentence sharing the most of its other
+    words (at least ``_SAME_THINGS``) states it the other way ("the model
+    outperforms LSTM cores under sparse input conditions"). The 1.5B model
+    explains the reversed finding as asked (dev). Only the sentence that
+    shares the most words, of all ``papers`` (ties: the first paper's),
+    is read: another paper's comparison is of other things. A question asking
+    whether, or naming both ways, takes none for granted; a Chinese one is
+    not judged (its words are not the abstract's)."""
+    asked = _ways(clause)
+    if len(asked) != 1 or _WHETHER.match(clause) or has_cjk(clause):
+        return []
+    words = set(tokenize(_WORSE.sub(" ", _BETTER.sub(" ", clause)))) - _GENERIC
+    stating = [(len(words & set(tokenize(s))), -k, s, p) for k, p in enumerate(papers)
+               for s in sentences(p.abstract) if _ways(s)]
+    shared, _, best, paper = max(stating, key=lambda t: t[:2], default=(0, 0, "", None))
+    if not paper or shared < _SAME_THINGS or _ways(best) & asked:
+        return []
+    rival = _around(clause)[1]
+    before, after = _around(best)
+    return [Reversal(paper.name, best)] if rival & after and not rival & before else []
+
+
+def _around(text: str) -> tuple[set[str], set[str]]:
+    """The words before a comparison's first word (who is compared) and the
+    few right after it (what with: "worse than an LSTM", "outperforms LSTM
+    cores"). The question's rival must be the sentence's too, and not its
+    subject: "X is worse than Y" is "Y outperforms X", not its opposite."""
+    match = min((m for said in (_BETTER, _WORSE) if (m := said.search(text))), key=lambda m: m.start())
+    after = [w for w in tokenize(text[match.end():]) if w not in _GENERIC][:_RIVAL_WORDS]
+    return set(tokenize(text[:match.start()])), set(after)
 
 
 def _members(text: str) -> set[tuple[str, str]]:

@@ -22,6 +22,7 @@ from assistant.index import PaperIndex
 from assistant.lexical import tokenize
 from assistant.mentions import says, unmentioned
 from assistant.papers import Paper, load_papers, seed_files
+from assistant.premises import Reversal, reversals
 from assistant.quantities import misbound
 from assistant.settings import Settings
 
@@ -564,6 +565,12 @@ def test_an_answer_beside_the_question_is_refused(answer_settings, seed_index: P
      "speaks of mice, not rats"),
     ("SynBrain用的是哪种脑电设备？", "the abstract of SynBrain speaks of fMRI, not EEG"),
     ("for the chimpanzee 3d pose dataset BigMaQ, why chimps?", "the abstract of BigMaQ speaks of monkeys, not apes"),
+    # a comparison taken the other way than the paper states it (2026-12-07, thirteenth session: the 1.5B model
+    # explained why the agent "does worse than an LSTM", which the abstract says it outperforms)
+    ("why does the place-cell navigation agent lose to an LSTM when its visual input is sparse?",
+     "states the opposite: “Crucially, the model outperforms LSTM cores"),
+    ("why does SPINT underperform the zero-shot baselines on cross-session decoding?",
+     "the abstract of SPINT states the opposite"),
     # a paper described with a slash and a possessive ("the signed-weights / Dale's law paper") is one paper
     ("How many mouse V1 neurons did the signed-weights / Dale's law paper record for its in vivo experiments?",
      "speaks of monkeys, not mice"),
@@ -596,6 +603,9 @@ def test_a_paper_called_by_its_long_name_is_not_far_off(assistant: Assistant, se
 
 
 @pytest.mark.parametrize("question", [
+    # asked whether, or the way the paper states it: no premise to judge
+    "did the hippocampal sequence agent do worse than an LSTM under sparse input?",
+    "why does the hippocampal sequence agent outperform an LSTM under sparse input?",
     "In which epoch does the alignment between vision networks crystallize?",
     "How many parameters does the largest model of mouse visual cortex scaling have?",  # "1M–300M parameters"
     "in the AI debate experiment, what was the biggest accuracy jump, and for which group of people?",
@@ -673,6 +683,16 @@ def test_names_are_matched_as_abstracts_write_them() -> None:
     assert unmentioned("Does X beat CSBrain?", [paper], papers={"CSBrain"}) == []  # a paper of the index
     fragmented = Paper("q", "k", "Memory is fragmented; RoBERTa is our encoder.", "", "s", name="Y")
     assert unmentioned("Does Y beat AGM or BERT?", [fragmented]) == ["AGM", "BERT"]  # not words of the abstract
+
+
+def test_a_comparison_is_reversed_only_against_the_same_rival() -> None:
+    """"X is worse than Y" is "Y outperforms X", not its opposite: the
+    words after the comparison (what it is compared with) must be the same."""
+    said = "CSBrain outperforms REVE on sparse inputs with fewer channels."
+    paper = Paper("p", "k", f"We study EEG models. {said}", "", "s", name="CSBrain")
+    assert reversals("why does REVE do worse than CSBrain on sparse inputs?", [paper]) == []
+    assert reversals("why does CSBrain do worse than REVE on sparse inputs?", [paper]) == [Reversal("CSBrain", said)]
+    assert reversals("does CSBrain do worse than REVE on sparse inputs?", [paper]) == []  # asks whether
 
 
 def test_a_name_inside_another_word_is_not_said() -> None:
