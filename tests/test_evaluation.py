@@ -40,8 +40,9 @@ def test_gold_splits_are_stratified_and_disjoint() -> None:
     for split in (dev, test):
         assert {q.type for q in split} == TYPES
         assert {q.intent for q in split} == {"ask", "summarize", "compare", "list"}
-        # dev also holds fresh unanswerable probes written after the split (v16-dev), hence its wider bound
-        assert 0.1 <= sum(not q.answerable for q in split) / len(split) <= (0.3 if split is dev else 0.25)
+        # dev also holds fresh probes written after the split, heavier on unanswerable questions (v16-dev: all of
+        # them; v17-dev, v18-dev: 40%), hence its wider bound
+        assert 0.1 <= sum(not q.answerable for q in split) / len(split) <= (0.35 if split is dev else 0.25)
     assert len({key for q in dev + test for key in q.keys}) == 38
 
 
