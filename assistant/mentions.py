@@ -50,6 +50,11 @@ def spellings(acronym: str, text: str) -> list[str]:
             if "".join(w[0] for w in words[i:i + len(letters)]).casefold() == letters]
 
 
+def _singular(name: str) -> str:
+    """An acronym's plural without its "s" ("LLMs" -> "LLM"); any other name as it is."""
+    return name[:-1] if name.endswith("s") and name[:-1].isupper() else name
+
+
 def _spelled_out(acronym: str, text: str) -> bool:
     """An acronym the abstract writes out ("LLM": "large language model")."""
     return bool(spellings(acronym, text))
@@ -78,7 +83,7 @@ def unmentioned(question: str, about: list[Paper], papers: Collection[str] = ())
             if all(says(text, p) for p in names):
                 continue
             word = "-".join(names)
-        singular = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "LLMs"
+        singular = _singular(word)
         if says(text, singular):
             continue
         if singular.isupper() and _spelled_out(singular, text):
@@ -98,7 +103,7 @@ def abbreviates(name: str, about: list[Paper]) -> bool:
     models"): shorthand for the field's words, which the search reads and
     which many papers of a field use, not a name coined for one method
     ("Mamba")."""
-    singular = name[:-1] if name.endswith("s") and name[:-1].isupper() else name
+    singular = _singular(name)
     if not singular.isupper():
         return False
     defined = re.compile(rf"\(\s*{re.escape(singular)}s?\s*[),;]", re.IGNORECASE)

@@ -323,9 +323,10 @@ class PaperRetriever(BaseRetriever):
         if len(absent) >= 2 and 2 * len(absent) >= len(words):
             return [h for h in pool if h.named]
         papers = lexical.names
-        written = as_written(query, [h.paper for h in pool])
+        found = [h.paper for h in pool]
+        written = as_written(query, found)
         names = question_names(written, papers)  # parsed once, not per paper of the pool
-        coined = [n for n in names if not abbreviates(n, [h.paper for h in pool])]
+        coined = [n for n in names if not abbreviates(n, found)]
         short = _short_topic(query)
         return [h for h in pool if h.named or (h.score >= min_score and h.similarity >= min_similarity)
                 or (coined and h.score >= min_score / 2 and not unmentioned(written, [h.paper], papers))
