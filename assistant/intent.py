@@ -174,17 +174,21 @@ _REQUEST = re.compile(
     r"what(?:'s| has)? been happening(?: in| with| on| around)?|(?:across|in) (?:these|the|all(?: the)?)(?= papers\b)|"
     r"(?:across|in) these\b|what themes come up(?: in)?|(?:common |main )?themes(?: in)?|"
     r"high[- ]level|what are (?:people|researchers|folks|the papers|these papers) doing(?: with| on| in| about)?|"
-    r"tl;?dr(?: of)?|pls|plz|stuff|etc|in here|here|in the index|what(?:'s| is)(?= on\b)|"
+    r"tl;?dr(?: of)?|pls|plz|stuff|etc|in here|here|in the index|what(?:'s| is)(?= (?:on|in)\b)|"
     r"(?:compare|contrast)(?: the)?(?: (?:general|different|main))?(?: approaches)?(?: (?:the papers|they) take)?(?: to)?|"
     r"(?:can|could|would) you|please|(?:give|show|tell|find) me|i(?:'d| would) like|"
     # the question's words go, the topic and venue words between them and "papers" stay ("which ICLR 2026 papers …")
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
-    r"summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist|state of the art|"
+    # "what's the quick rundown on", "give me a brief overview": the adjective and article go with the noun
+    r"(?:what(?:'s| is) )?(?:(?:a|an|the) )?(?:(?:quick|brief|short|rough|general) )?"
+    r"(?:summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist)|state of the art|"
+    r"what(?:'s| is) the deal(?: with)?|everything|whatever(?: (?:you|we) (?:have|'ve got|got))?|"
+    r"(?:what )?(?:do|does|did) (?:you|we|i) have|(?:what )?(?:have|'ve) (?:you|we) got|what(?:'s| is) (?:covered|there)|"
     r"sum (?:(?:it|this|that|them|these|those|everything|it all) )?up(?: for (?:me|us))?|"
     r"what(?:'s| is| are)? (?:out there|new|going on|in here)|catch me up|(?<!\d\d\d\d )(?:the )?(?:papers?|studies|articles)|"
     r"in (?:this|the) collection|"
-    r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|what do (?:we|you) have|"
+    r"(?:(?:is|are) there )?(?:anything|any(?= (?:work|research)\b))|(?:the )?big picture|"
     r"(?:(?:is|are) )?" + _ANYONE + r"|^\s*who(?:'s| is| are)(?: here)?|stuff|"
     r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"
     r"(?:what are )?(?:the )?" + _MAIN_THINGS + r"(?: (?:of|from|on|in|about|regarding))?|"
@@ -195,7 +199,7 @@ _REQUEST = re.compile(
     # "recommend papers on LLM interpretability": a request, not the recommender-systems topic
     r"(?:recommend|suggest)(?: (?:me|us|some|any|a|few|couple|of|good|great|interesting|relevant|useful|key))*"
     r"(?= (?:[\w-]+ ){0,2}?(?:papers?|readings?|works?|studies)\b)|"
-    r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结|概述|综述|概况|概括|梳理|简单|一下|论文|"
+    r"briefly|quickly|short|a bit)\b[,:]?|哪些论文|哪几篇|有哪些|总结一下|总结下|总结|这里面|这里|这批|概述|综述|概况|概括|梳理|简单|一下|论文|"
     r"(?:的)?(?:最新)?研究进展|介绍一下|介绍|讲讲|给我|帮我|整体|有没有|里面|都在做什么|是什么|的进展|进展|[?？]",
     re.IGNORECASE)
 #: A question whose answer is a paper ("which ICLR 2026 paper models …?", "… - what's it called?",
@@ -213,9 +217,14 @@ _IDENTIFY = re.compile(
     r"^\s*(?:the|that) (?:[\w'-]+ ){0,5}?paper\s*[.]?\s*$|"
     r"哪篇|哪一篇|(?:论文|文章)(?:叫什么|的名字)", re.IGNORECASE)
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
-                      r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b)+", re.IGNORECASE)
-#: Words the request leaves after its topic ("what are the EEG papers about?"; "— got" of "grid cells — got anything?").
-_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|" + _DASH + r"(?:\s*(?:got|have you got))?\s*$", re.IGNORECASE)
+                      # what a venue filter leaves: "(what did) NeurIPS 2025 have on", "(in the) ICLR 2026 set, any…"
+                      r"(?:what )?(?:did|do|does) have|have|"
+                      r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b|\b(?:set|batch),|关于)+", re.IGNORECASE)
+#: Words the request leaves after its topic ("what are the EEG papers about?"), a clause set off by a dash
+#: that asks for papers and names nothing ("— got" of "grid cells — got anything?", "— using them", "- who
+#: uses it"), a Chinese modifier's or question's last particle ("做脑电信号解码的", "…的吗").
+_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|" + _DASH + r"(?:\s*\b(?:got|have|you|we|who|what(?:'s)?|"
+                       r"any|uses?|using|it|them|that|this|on|in|an?)\b)*\s*$|(?:\s*[的吗呢])+$", re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.intent import asked_aspects, identifies, is_keyword_query, needs_context, route, topic_of
+from assistant.filters import parse_filters
+from assistant.intent import asked_aspects, identifies, is_keyword_query, needs_context, route, topic_of, topic_scope
+from assistant.retrieve import Scope
 
 NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
 
@@ -238,9 +240,37 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("is anyone here working on reinforcement learning memory?", "reinforcement learning memory"),
     ("who's looking inside existing llms?", "looking inside existing llms"),
     ("spiking neuron stuff? snns", "spiking neuron snns"),
+    # an adjective or article of the request's noun, a dash clause that names nothing, a Chinese particle
+    ("give me a quick rundown of the graph transformer papers", "graph transformer"),
+    ("what's the rundown on models that forecast spikes?", "models that forecast spikes"),
+    ("anything on sleep staging? brief overview please", "sleep staging"),
+    ("ICLR 2026 papers involving rats, give me a summary", "ICLR 2026 papers involving rats"),
+    ("what's the deal with sparse coding in the vision papers?", "sparse coding in the vision"),
+    ("do you have papers on reward models?", "reward models"),
+    ("what have you got on optogenetics?", "optogenetics"),
+    ("can you summarise whatever you have on protein design?", "protein design"),
+    ("give me the gist of everything on attention — transformers, whatever", "attention — transformers"),
+    ("contrastive pretraining - who uses it here? rundown", "contrastive pretraining"),
+    ("vision transformers — any papers using them?", "vision transformers"),
+    ("world models (video and the like) - what's covered here? tl;dr", "world models (video and the like)"),
+    ("有哪些关于图神经网络的论文？简单总结一下", "图神经网络"),
+    ("有哪些论文用了猕猴的数据？帮我总结下", "用了猕猴的数据"),
+    ("这里面有做图像分割的吗？", "有做图像分割"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
+
+
+@pytest.mark.parametrize(("message", "topic"), [
+    ("what did NeurIPS 2025 have on neural PDE solvers? overview please", "neural PDE solvers"),
+    ("In the ICLR 2026 set, are there any papers on protein design?", "protein design"),
+    ("In the ICLR 2026 batch, any work on graph transformers?", "graph transformers"),
+    ("does ICLR 2026 have anything on optogenetics?", "optogenetics"),
+])
+def test_a_venue_filter_leaves_no_request_word_in_the_topic(message: str, topic: str) -> None:
+    """The venue, taken out as the filter, parted the request's words ("what did … have on")."""
+    filters = parse_filters(topic_of(message))
+    assert topic_scope(Scope(filters.question, filters.venue, None, parsed={"venue": filters.venue})).query == topic
 
 
 @pytest.mark.parametrize(("message", "asks_which"), [
