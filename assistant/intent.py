@@ -101,6 +101,8 @@ _LIST_CHAT = re.compile(
 _PAPERS_SAY = (r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )"
                r"(?:papers?|collection|abstracts|literature|studies|works?|research)"
                r"(?: (?:here|in here|in the collection))? (?:say|tell(?: us| me)?|show|find|report|conclude)")
+#: How long a requested review or summary should be ("a brief overview", "a quick rundown"): a request's word.
+_BRIEF = r"brief|short|quick"
 _MAIN_THINGS = r"(?:main|key|central|core|major) (?:ideas|findings|takeaways|themes|trends|contributions|insights|directions)"
 _KNOWN_ABOUT = r"what(?:'s| is) known about|what do (?:we|you) know about"
 _WANT_TO_KNOW = r"(?:want|need|'d like|would like) to (?:understand|learn about|know about|get a sense of|get up to speed on)"
@@ -168,8 +170,8 @@ _REQUEST = re.compile(
     r"(?:what(?:'s| is) )?the consensus(?:,? if any,?)?(?: on| about)?|"
     r"(?:i|we) " + _WANT_TO_KNOW + r"|"
     r"explain|describe|introduce|" + _BRIEF_ME + r"|"
-    r"(?:provide|give|write)(?: me| us)? (?:an? )?(?:(?:structured|brief|short|quick) )?(?:review|synthesis)(?: of)?|"
-    r"(?:a |an )?(?:(?:structured|brief|short|quick) )?(?:literature review|synthesis)(?: of| on)?|"
+    r"(?:provide|give|write)(?: me| us)? (?:an? )?(?:(?:structured|" + _BRIEF + r") )?(?:review|synthesis)(?: of)?|"
+    r"(?:a |an )?(?:(?:structured|" + _BRIEF + r") )?(?:literature review|synthesis)(?: of| on)?|"
     r"(?:what(?:'s| is) )?the state of|state of (?:the )?(?:field|research|work)|"
     r"what(?:'s| has)? been happening(?: in| with| on| around)?|(?:across|in) (?:these|the|all(?: the)?)(?= papers\b)|"
     r"(?:across|in) these\b|what themes come up(?: in)?|(?:common |main )?themes(?: in)?|"
@@ -181,7 +183,7 @@ _REQUEST = re.compile(
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     # "what's the quick rundown on", "give me a brief overview": the adjective and article go with the noun
-    r"(?:what(?:'s| is) )?(?:(?:a|an|the) )?(?:(?:quick|brief|short|rough|general) )?"
+    r"(?:what(?:'s| is) )?(?:(?:a|an|the) )?(?:(?:rough|general|" + _BRIEF + r") )?"
     r"(?:summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist)|state of the art|"
     r"what(?:'s| is) the deal(?: with)?|everything|whatever(?: (?:you|we) (?:have|'ve got|got))?|"
     r"(?:what )?(?:do|does|did) (?:you|we|i) have|(?:what )?(?:have|'ve) (?:you|we) got|what(?:'s| is) (?:covered|there)|"
