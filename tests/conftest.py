@@ -4,6 +4,8 @@ built once per test session."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -63,6 +65,21 @@ def corpus_records(limit: int | None = None) -> Iterator[dict]:
             if limit is not None and n >= limit:
                 return
             yield json.loads(line)
+
+
+def copy_storage(source: Path, target: Path) -> Path:
+    """A writable copy of a storage folder whose 1.1 GB local model is a hard
+    link, not a copy: ten copied folders per run filled CI's disk (2026-12-07).
+    The model is only ever read; the index files, which tests write, are copied."""
+
+    def copy(src: str, dst: str) -> None:
+        if src.endswith(".gguf"):
+            os.link(src, dst)
+        else:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=copy)
+    return target
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +21,7 @@ from assistant.papers import Paper
 from assistant.result import AnswerResult
 from assistant.settings import CompareSettings, Settings
 
-from .conftest import compare_replies
+from .conftest import compare_replies, copy_storage
 from .openai_server import ScriptedOpenAI
 from .test_cli import run_cli
 from .test_cli_answer import env_for
@@ -531,7 +530,7 @@ def test_cli_compares_the_papers_of_a_search_or_a_topic(server: ScriptedOpenAI, 
     assert found.returncode == 0, found.stderr
     assert {"CSBrain", "REVE"} <= {p["title"] for p in json.loads(found.stdout)["papers"]}
     assert len(json.loads(found.stdout)["papers"]) == 3
-    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
+    copy_storage(seed_settings.index.storage, tmp_path / "storage")
     settings = Settings.load(storage=tmp_path / "storage")
     topic_map, _ = topics.build(PaperIndex(settings), progress=False)
     topics.save(topic_map, topics.topics_path(settings.index.resolved_storage(), None))

@@ -19,7 +19,7 @@ from assistant.papers import load_papers
 from assistant.settings import Settings
 from assistant.topic_labels import clean_llm_label, readable_label, stems
 
-from .conftest import corpus_records, write_jsonl
+from .conftest import copy_storage, corpus_records, write_jsonl
 from .openai_server import ScriptedOpenAI
 from .test_cli import run_cli
 from .test_cli_answer import env_for
@@ -37,7 +37,7 @@ def seed_map(seed_index: PaperIndex) -> topics.TopicMap:
 @pytest.fixture
 def own_seeds(tmp_path: Path, seed_settings: Settings, embedder: MiniLMEmbedding) -> PaperIndex:
     """A writable copy of the seed index (so papers can be added to it)."""
-    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
+    copy_storage(seed_settings.index.storage, tmp_path / "storage")
     shutil.rmtree(tmp_path / "storage" / "topics", ignore_errors=True)
     return PaperIndex(Settings.load(storage=tmp_path / "storage"), embedder)
 

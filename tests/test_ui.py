@@ -31,7 +31,7 @@ from assistant.index import PaperIndex
 from assistant.papers import load_papers
 from assistant.settings import Settings
 
-from .conftest import compare_replies, source_number
+from .conftest import compare_replies, copy_storage, source_number
 from .openai_server import ScriptedOpenAI
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -446,11 +446,9 @@ def test_llm_down_still_shows_sources_and_an_extractive_answer(page: Page, serve
 
 def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: ScriptedOpenAI, seed_settings: Settings,
                                             tmp_path: Path) -> None:
-    import shutil
-
     from assistant import topics
 
-    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
+    copy_storage(seed_settings.index.storage, tmp_path / "storage")
     settings = ui_settings(tmp_path / "storage", server)
     topic_map, _ = topics.build(PaperIndex(settings), progress=False)
     topics.save(topic_map, topics.topics_path(settings.index.resolved_storage(), None))
@@ -483,11 +481,9 @@ def test_topics_tab_map_and_a_topic_summary(browser: sync_api.Browser, server: S
 def test_an_ingest_shows_in_browse_and_answers_without_a_restart(
         browser: sync_api.Browser, server: ScriptedOpenAI, seed_settings: Settings, embedder: MiniLMEmbedding,
         tmp_path: Path) -> None:
-    import shutil
-
     from .conftest import corpus_records, write_jsonl
 
-    shutil.copytree(seed_settings.index.storage, tmp_path / "storage")
+    copy_storage(seed_settings.index.storage, tmp_path / "storage")
     settings = ui_settings(tmp_path / "storage", server)
     server.set_default(echo)
     record = next(r for r in corpus_records(40) if ":" in r["title"])
