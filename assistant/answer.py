@@ -87,6 +87,15 @@ def _with_topic_sentence(e: Evidence, gist: int, topic: set[str]) -> list[int]:
     return [gist, best]
 
 
+def _quoting(query: str, detail: str) -> str:
+    """What a topic's papers are quoted for: the topic, and what the user
+    asks of each paper after it ("…, and what tasks do they evaluate on?",
+    see ``intent.follow_on``), so that a paper's line quotes its sentence
+    on that too. Only in English, the abstracts' language: a Chinese one
+    would have to be translated first."""
+    return f"{query} {detail}" if detail and not has_cjk(detail) else query
+
+
 def _quotes(e: Evidence) -> str:
     """The chosen sentences of a source, each quoted whole."""
     return " ".join(f"“{e.sentences[i]}”" for i in e.chosen)
@@ -260,11 +269,12 @@ class Assistant:
                 scope := self.retriever.scope(message, venue)):  # its topic would be "2025" for "papers from 2025"
             yield from self.about_collection(asked or message, False, scope)
         elif route.kind == "summarize":
-            yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message)
+            yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message,
+                                      detail=intent.follow_on(message))
         elif route.metadata:
             yield from self.paper_facts(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "list":
-            yield from self.list_papers(intent.topic_of(message), venue, asked or message)
+            yield from self.list_papers(intent.topic_of(message), venue, asked or message, intent.follow_on(message))
         else:
             yield from self.ask(message, venue=venue, asked=asked, keywords=route.keywords)
 
@@ -329,10 +339,11 @@ class Assistant:
         return scope, evidence, prompt
 
     def summarize(self, topic: str, venue: str | None = None, asked: str | None = None,
-                  papers: list[Paper] | None = None) -> Iterator[Event]:
+                  papers: list[Paper] | None = None, detail: str = "") -> Iterator[Event]:
         """Overview of every paper about ``topic`` (a relevance cut-off, not a
         fixed k), or of the given ``papers``: one quoted line per paper, and
-        the model's cited synthesis above them."""
+        the model's cited synthesis above them. ``detail``: what the user asks
+        of each paper (see ``_quoting``)."""
         start = time.perf_counter()
         scope = self._topic_scope(topic, venue) if papers is None else Scope(topic, venue, None)
         if papers is None and _filter_only(scope):
@@ -340,7 +351,7 @@ class Assistant:
             return
         query = scope.query
         about = (yield from self._topic_hits(scope)) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
-        evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers])
+        evidence = self._gist_evidence(_quoting(query, detail), about[: self.settings.topics.topic_max_papers])
         template = prompts.SUMMARIZE_ONE if len(evidence) == 1 else prompts.SUMMARIZE
         prompt = template.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                  language=language_of(asked or topic))
@@ -348,7 +359,8 @@ class Assistant:
         extra = {"found": len(about), "shown": len(evidence), **scope.extra()}
         yield from self._answer("summarize", asked or topic, query, evidence, prompt, start, extra, lines)
 
-    def list_papers(self, question: str, venue: str | None = None, asked: str | None = None) -> Iterator[Event]:
+    def list_papers(self, question: str, venue: str | None = None, asked: str | None = None,
+                    detail: str = "") -> Iterator[Event]:
         """"Which papers…" as a cited list of every matching paper, each
         line the paper's own sentence: built from the index, no model. Asked
         in Chinese, a Chinese line leads the list (2026-12-03: Chinese list
@@ -359,7 +371,7 @@ class Assistant:
             yield from self.about_collection(asked or question, False, scope)
             return
         hits = yield from self._topic_hits(scope)
-        evidence = self._gist_evidence(scope.query, hits[: self.settings.topics.topic_max_papers])
+        evidence = self._gist_evidence(_quoting(scope.query, detail), hits[: self.settings.topics.topic_max_papers])
         lines = _paper_lines(evidence, self._gist_quote)
         if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
             lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],

@@ -183,7 +183,7 @@ _REQUEST = re.compile(
     r"(?:which|what(?: are)?|any|list(?: all)?|name|are there(?: any)?|how many)(?= (?:[\w-]+ ){0,3}?(?:papers|studies|works|"
     r"articles)\b)|(?:papers|studies|works|articles) (?:are|is|that|which|do|does)(?: there| (?:we|you|i) have)?|"
     # "what's the quick rundown on", "give me a brief overview": the adjective and article go with the noun
-    r"(?:what(?:'s| is) )?(?:(?:a|an|the) )?(?:(?:rough|general|" + _BRIEF + r") )?"
+    r"(?:what(?:'s| is) )?(?:(?:a|an|the) )?(?:(?:rough|general|one-(?:line|sentence)|" + _BRIEF + r") )?"
     r"(?:summar(?:y|ies|ize|ise)|overview|survey|recap|rundown|round-?up|landscape|gist)|state of the art|"
     r"what(?:'s| is) the deal(?: with)?|everything|whatever(?: (?:you|we) (?:have|'ve got|got))?|"
     r"(?:what )?(?:do|does|did) (?:you|we|i) have|(?:what )?(?:have|'ve) (?:you|we) got|what(?:'s| is) (?:covered|there)|"
@@ -194,6 +194,11 @@ _REQUEST = re.compile(
     r"(?:(?:is|are) )?" + _ANYONE + r"|^\s*who(?:'s| is| are)(?: here)?|stuff|"
     r"(?:" + _KNOWN_ABOUT + r")|what has been (?:done|published|shown|found)|"
     r"(?:what are )?(?:the )?" + _MAIN_THINGS + r"(?: (?:of|from|on|in|about|regarding))?|"
+    # "what are the common themes in the EEG papers", "the main approaches to forecasting … in these papers"
+    r"(?:what are )?(?:the )?(?:main|key|common|major|different) (?:approaches|methods|techniques|themes)"
+    r"(?: (?:to|for|in|of|across))?|"
+    # "what do the spiking network papers have in common", "how do the memory papers differ": see _TRAILING
+    r"(?:what|how) (?:do|does|did)(?= (?:the|these|those|all) )|"
     r"work|research|help me(?: to)?(?: find| look for| search for)?|"
     r"(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)|"
     r"(?:top|best|good|great|key|important|interesting|relevant|notable|main|major)"
@@ -221,12 +226,24 @@ _IDENTIFY = re.compile(
 _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?|the|that|which|these|those|do|does|from|deal(?:ing)? with|"
                       # what a venue filter leaves: "(what did) NeurIPS 2025 have on", "(in the) ICLR 2026 set, any…"
                       r"(?:what )?(?:did|do|does) have|have|"
-                      r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me)\b|\b(?:set|batch),|关于)+", re.IGNORECASE)
+                      r"work(?:ing)? (?:with|on)|focus(?:ing)? on|related to|us(?:e|es|ing)|me|each|every)\b|\b(?:set|batch),|关于)+", re.IGNORECASE)
 #: Words the request leaves after its topic ("what are the EEG papers about?"), a clause set off by a dash
 #: that asks for papers and names nothing ("— got" of "grid cells — got anything?", "— using them", "- who
 #: uses it"), a Chinese modifier's or question's last particle ("做脑电信号解码的", "…的吗").
-_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|" + _DASH + r"(?:\s*\b(?:got|have|you|we|who|what(?:'s)?|"
+_TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|"
+                       r"\s+(?:(?:have|share) in common|differ(?: from (?:each other|one another))?)\s*$|" + _DASH + r"(?:\s*\b(?:got|have|you|we|who|what(?:'s)?|"
                        r"any|uses?|using|it|them|that|this|on|in|an?)\b)*\s*$|(?:\s*[的吗呢])+$", re.IGNORECASE)
+#: A question about the papers asked after their topic: what to tell of each, not words of the topic.
+#: "which papers use EEG, and what tasks do they evaluate on?", "anything on forecasting? what
+#: recordings do they use?", "哪些论文用了脑电数据？它们在哪些任务上做了评估？" searched "EEG, and
+#: what tasks do they evaluate", and listed SPINT, which says "tasks" and "evaluate" and not EEG.
+#: It starts with a question word after a comma, a dash, a question mark or "and", and refers back
+#: to the papers ("they", "each", "its"); "papers on how neurons learn" keeps its "how".
+_FOLLOW_ON = re.compile(
+    r"(?:\s*[,;?？，；]\s*(?:and\s+)?|\s+(?:-+|—|–)\s*(?:and\s+)?|\s+(?:and|&)\s+)"
+    r"(?:what|which|how|where|when|why|who)\b[^.?!？]*?\b(?:they|them|their|each|these|those|it|its)\b[^.?!？]*[.?!？]?\s*$|"
+    r"[？?，,]\s*(?:那么|以及|并且|而且)?(?:它们|这些论文|这些工作|各自)[^？?]*[？?]?\s*$",
+    re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.
@@ -255,7 +272,11 @@ _DECLINED = re.compile(r"\b(?:(?:i )?(?:don'?t|do not) (?:need|want)|no need for
                        r"rather than|instead of)\s+(?:an?\s+|the\s+)?(?:summary|overview|synthesis|list)\b"
                        r"(?: of (?:which|what) (?:papers|studies|works)[^,.;]*)?", re.IGNORECASE)
 #: What several papers do, compared without naming any ("compare the approaches the papers take to …").
-_SEVERAL = re.compile(r"\b(?:papers|approaches|methods|studies|works|techniques)\b", re.IGNORECASE)
+_SEVERAL = re.compile(r"\b(?:papers|approaches|methods|studies|works|techniques)\b|"
+                      # "how do the EEG foundation models differ from each other?": a plural asked after
+                      # "the", and not two papers described ("the retina CNN and the Dale's law paper")
+                      r"\b(?:the|these|those|all(?: the)?) (?:(?!and\b|or\b|vs\b)[\w-]+ ){0,4}?[\w-]+[^\Ws]s "
+                      r"differ (?:from )?(?:each other|one another)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -492,11 +513,31 @@ def identifies(message: str) -> bool:
 def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
+    found = _follow_on(message)
+    topic = _without_request(message[: found.start()] if found else message)
+    return topic if len(topic) >= 3 else message
+
+
+def follow_on(message: str) -> str:
+    """The question a summary or list request asks of each paper after its
+    topic ("…, and what tasks do they evaluate on?" -> "what tasks do they
+    evaluate on?"), which ``topic_of`` leaves out; "" when there is none."""
+    found = _follow_on(message)
+    return found.group(0).lstrip(" ,;?？，；-—–").removeprefix("and ").strip() if found else ""
+
+
+def _follow_on(message: str) -> re.Match[str] | None:
+    """``_FOLLOW_ON`` when a topic stands before it: in "high level, what are
+    people doing with masked autoencoding in these papers" the question is the request."""
+    found = _FOLLOW_ON.search(message)
+    return found if found and len(_without_request(message[: found.start()])) >= 3 else None
+
+
+def _without_request(message: str) -> str:
+    """The message less the request's words around its topic."""
     words = _REQUEST.sub(" ", _DECLINED.sub(" ", message))
     words = _REQUEST.sub(" ", " ".join(words.split()))  # again: "what's the big picture on" leaves "what's on"
-    topic = _TRAILING.sub("", _LEADING.sub("", words))
-    topic = topic.strip(" ,.;:")
-    return topic if len(topic) >= 3 else message
+    return _TRAILING.sub("", _LEADING.sub("", words)).strip(" ,.;:")
 
 
 def topic_scope(scope: Scope) -> Scope:

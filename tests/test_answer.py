@@ -752,6 +752,24 @@ def test_list_and_venue_questions_need_no_model(assistant: Assistant, server: Sc
     assert server.requests == [] and server.judged == []
 
 
+def test_a_list_quotes_each_paper_on_what_is_asked_of_it(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """What a list request asks of each paper after its topic is no word of the topic: "which papers
+    train on mouse data, and how many animals do they use?" searched "animals" too, and listed
+    BigMaQ (macaques), EVNets, NeuroPaint and SynBrain beside the two mouse papers. Each line
+    quotes the paper's sentence on what is asked, as well as its gist."""
+    events, result = run(assistant.respond("which papers train on mouse data, and how many animals do they use?"))
+    assert events[0].kind == "list"
+    assert {c["title"] for c in result.citations} == {"Scaling data and artificial neural networks",
+                                                      "Framework to infer learning rules directly"}
+    result = run(assistant.respond("what papers use spiking neural networks and how do they train them?"))[1]
+    assert {"HetSyn", "Hebbian spike-timing-dependent plasticity rule"} <= {c["title"] for c in result.citations}
+    assert not {"EVNets", "STEER", "Multiphysics training framework"} & {c["title"] for c in result.citations}
+    result = run(assistant.respond("Which papers use EEG signals, and what tasks do they evaluate on?"))[1]
+    reve = next(line for line in result.answer.splitlines() if line.startswith("- REVE:"))
+    assert "motor imagery classification, seizure detection, sleep staging" in reve
+    assert server.requests == []
+
+
 def test_a_venues_or_years_papers_asked_for_are_listed_from_the_index(assistant: Assistant,
                                                                        server: ScriptedOpenAI) -> None:
     """Before 2026-12-05 (night) each of these was refused: "papers" was searched for."""

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from assistant.filters import parse_filters
-from assistant.intent import asked_aspects, identifies, is_keyword_query, needs_context, route, topic_of, topic_scope
+from assistant.intent import (
+    asked_aspects,
+    follow_on,
+    identifies,
+    is_keyword_query,
+    needs_context,
+    route,
+    topic_of,
+    topic_scope,
+)
 from assistant.retrieve import Scope
 
 NAMES = {"csbrain": 1, "reve": 2, "spint": 3, "poco": 4}
@@ -56,6 +65,9 @@ def named(text: str) -> list[int]:
 
     ("tell me what the collection has on diffusion models", "summarize"),
     ("how does CSBrain differ from REVE?", "compare"),
+    ("how do CSBrain and REVE differ from each other?", "compare"),
+    ("How do the EEG foundation models differ from each other?", "summarize"),  # several, none named (was: ask)
+    ("how do the retina-inspired CNN and the Dale's law paper differ from each other?", "ask"),  # two described
     ("CSBrain vs REVE", "compare"),
     ("Compare SPINT and POCO", "compare"),
     ("比较 CSBrain 和 REVE", "compare"),
@@ -256,9 +268,38 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("有哪些关于图神经网络的论文？简单总结一下", "图神经网络"),
     ("有哪些论文用了猕猴的数据？帮我总结下", "用了猕猴的数据"),
     ("这里面有做图像分割的吗？", "有做图像分割"),
+    # what the papers share, their main approaches, one line each (2026-12-07, fifteenth session)
+    ("What do the spiking neural network papers have in common?", "spiking neural network"),
+    ("how do the memory papers differ from one another?", "memory"),
+    ("How do the EEG foundation models differ from each other?", "EEG foundation models"),
+    ("what are the main approaches to forecasting neural activity in these papers?", "forecasting neural activity"),
+    ("what are the common themes in the EEG papers?", "EEG"),
+    ("Give me a one-line summary of each graph neural network paper", "graph neural network"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
+
+
+@pytest.mark.parametrize(("message", "topic", "detail"), [
+    ("Which papers use EEG recordings, and what tasks do they evaluate on?", "EEG recordings",
+     "what tasks do they evaluate on?"),
+    ("what papers deal with memory in RL agents and how do they test it?", "memory in RL agents", "how do they test it?"),
+    ("anything on forecasting future neural activity? what recordings do they use?", "forecasting future neural activity",
+     "what recordings do they use?"),
+    ("papers that benchmark LLMs on city data — what do they measure?", "benchmark LLMs on city data",
+     "what do they measure?"),
+    ("which papers train on mouse data, and how many animals does each use?", "train on mouse data",
+     "how many animals does each use?"),
+    ("哪些论文用了脑电数据？它们在哪些任务上做了评估？", "用了脑电数据", "它们在哪些任务上做了评估？"),
+    # no question back about the papers: the topic keeps its words
+    ("which papers study how neurons learn?", "study how neurons learn", ""),
+    ("papers on how LLMs store what they learn", "how LLMs store what they learn", ""),
+    ("Which papers use EEG data?", "EEG data", ""),
+])
+def test_a_question_asked_of_each_paper_is_no_word_of_the_topic(message: str, topic: str, detail: str) -> None:
+    """"…, and what tasks do they evaluate on?" searched "EEG recordings, and what tasks do they evaluate"
+    and listed SPINT, which says "tasks" and "evaluate" and never EEG."""
+    assert (topic_of(message), follow_on(message)) == (topic, detail)
 
 
 @pytest.mark.parametrize(("message", "topic"), [
