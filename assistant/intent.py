@@ -95,7 +95,9 @@ _LIST_CHAT = re.compile(
     r"(?:working|work(?:s)?) (?:on|with)\b|"
     # "is anyone comparing cnns to …", "who's looking inside llms …" (2026-12-07: single questions, refused)
     r"\b(?:is|are) " + _ANYONE + r" (?!being\b)\w+ing\b|"
-    r"^\s*who(?:'s| is| are)(?: here)? (?!being\b)\w+ing\b", re.IGNORECASE)
+    r"^\s*who(?:'s| is| are)(?: here)? (?!being\b)\w+ing\b|"
+    # "who works on spiking neural networks?" (2026-12-07: a question, "HetSyn works on …")
+    r"^\s*who (?:(?:works?|worked) (?:on|with|in)|stud(?:y|ies)|researches|investigates)\b", re.IGNORECASE)
 #: Chat words for a summary that the cues and the request words share: "what do the papers say", "the main
 #: findings", "what is known about", "I want to understand", "brief me on".
 _PAPERS_SAY = (r"what (?:(?:do|does|did) (?:the |these |those |our |my |all )?|(?:the|these|those|our|my|all) )"
@@ -137,6 +139,11 @@ _TOPIC_CHAT = re.compile(
     r"\s*[\w/ -]{3,60}?\b(?:stuff|work|research)\s*[?？]|"
     r"^\s*(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)\b|"
     r"^\s*(?:papers|work|research|studies) (?:that|which|on|about|using|studying|where|in|from|at|with|for)\b|"
+    # "what research is there on diffusion models?", "what's the most recent work on memory?" (2026-12-07:
+    # questions; the first cited the LLM-opinions paper for diffusion models)
+    r"^\s*what (?:research|work|studies) (?:is|are|has been done|have been done|exists?)(?: there)?"
+    r" (?:on|about|in|into|regarding)\b|^\s*(?:is|are) there (?:any )?(?:research|work) (?:on|about|into|regarding)\b|"
+    r"\b(?:the )?(?:latest|most recent|newest) (?:work|research|papers|studies|advances) (?:on|about|in)\b|"
     r"^\s*(?:[\w/-]+\s+){1,5}?(?:papers|studies)\s*[?？]\s*\S|"  # "stock price forecasting papers? like …"
     r"^\s*(?:(?:neurips|iclr|icml)(?: ?'?\d{2,4})?|\d{4}) (?:papers|studies) (?:that|which|on|about|using|with)\b|"
     r"\bwhat(?:'s| is)? (?:in here|here|in the collection) (?:on|about)\b|\bwhat do (?:we|you) have (?:on|about)\b|"
@@ -167,6 +174,8 @@ _SIDES = re.compile(
 _REQUEST = re.compile(
     # first: its "what" and "papers" would otherwise go as a list's, leaving "say about"
     r"\b(?:" + _PAPERS_SAY + r"(?: (?:about|on|regarding))?|"
+    r"(?:what|(?:is|are) there)(?: any)? (?:research|work|studies)(?: (?:is|are|has been done|have been done|exists?))?"
+    r"(?: there)?(?= (?:on|about|in|into|regarding)\b)|"
     r"(?:what(?:'s| is) )?the consensus(?:,? if any,?)?(?: on| about)?|"
     r"(?:i|we) " + _WANT_TO_KNOW + r"|"
     r"explain|describe|introduce|" + _BRIEF_ME + r"|"
@@ -199,7 +208,10 @@ _REQUEST = re.compile(
     r"(?: (?:to|for|in|of|across))?|"
     # "what do the spiking network papers have in common", "how do the memory papers differ": see _TRAILING
     r"(?:what|how) (?:do|does|did)(?= (?:the|these|those|all) )|"
-    r"work|research|help me(?: to)?(?: find| look for| search for)?|"
+    r"work|research|help me(?: to)?(?: find| look for| search for)?|for (?:me|us)|"
+    r"^\s*who (?:(?:works?|worked)(?= (?:on|with|in)\b)|stud(?:y|ies)|researches|investigates)|"
+    r"(?:what(?:'s| is| are) )?(?:the )?(?:latest|most recent|newest)(?= (?:work|research|papers|studies|advances)\b)|"
+    r"advances|"
     r"(?:i'?m |i am )?(?:looking for|interested in|searching for|curious about)|"
     r"(?:top|best|good|great|key|important|interesting|relevant|notable|main|major)"
     r"(?= (?:[\w-]+ ){0,2}?(?:papers|studies|works|articles)\b)|"

@@ -68,6 +68,15 @@ def named(text: str) -> list[int]:
     ("how do CSBrain and REVE differ from each other?", "compare"),
     ("How do the EEG foundation models differ from each other?", "summarize"),  # several, none named (was: ask)
     ("how do the retina-inspired CNN and the Dale's law paper differ from each other?", "ask"),  # two described
+    # research asked for in other chat words (2026-12-07, fifteenth session: single questions; "what research is
+    # there on diffusion models?" cited the LLM-opinions paper)
+    ("What research is there on diffusion models?", "summarize"),
+    ("what work has been done on EEG foundation models?", "summarize"),
+    ("What's the most recent work on memory?", "summarize"),
+    ("Is there research on sign language?", "summarize"),
+    ("Who works on spiking neural networks?", "list"),
+    ("who studies plasticity in the brain?", "list"),
+    ("What work does SPINT build on?", "ask"),
     ("CSBrain vs REVE", "compare"),
     ("Compare SPINT and POCO", "compare"),
     ("比较 CSBrain 和 REVE", "compare"),
@@ -275,6 +284,12 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     ("what are the main approaches to forecasting neural activity in these papers?", "forecasting neural activity"),
     ("what are the common themes in the EEG papers?", "EEG"),
     ("Give me a one-line summary of each graph neural network paper", "graph neural network"),
+    ("What research is there on diffusion models?", "diffusion models"),
+    ("what work has been done on EEG foundation models?", "EEG foundation models"),
+    ("What's the most recent work on memory?", "memory"),
+    ("Who works on spiking neural networks?", "spiking neural networks"),
+    ("who studies plasticity in the brain?", "plasticity in the brain"),
+    ("Could you summarize the work on graph neural networks for me?", "graph neural networks"),
 ])
 def test_the_topic_is_the_message_without_its_request(message: str, topic: str) -> None:
     assert topic_of(message) == topic
