@@ -243,7 +243,8 @@ _LEADING = re.compile(r"^(?:\s|\b(?:of|on|about|for|regarding|with|in|to|and|an?
 #: that asks for papers and names nothing ("— got" of "grid cells — got anything?", "— using them", "- who
 #: uses it"), a Chinese modifier's or question's last particle ("做脑电信号解码的", "…的吗").
 _TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|"
-                       r"\s+(?:(?:have|share) in common|differ(?: from (?:each other|one another))?)\s*$|" + _DASH + r"(?:\s*\b(?:got|have|you|we|who|what(?:'s)?|"
+                       r"\s+(?:(?:have|share) in common|differ(?: from (?:each other|one another))?)\s*$|"
+                       + _DASH + r"(?:\s*\b(?:got|have|you|we|who|what(?:'s)?|"
                        r"any|uses?|using|it|them|that|this|on|in|an?)\b)*\s*$|(?:\s*[的吗呢])+$", re.IGNORECASE)
 #: A question about the papers asked after their topic: what to tell of each, not words of the topic.
 #: "which papers use EEG, and what tasks do they evaluate on?", "anything on forecasting? what
@@ -253,7 +254,8 @@ _TRAILING = re.compile(r"(?:\s+(?:about|on|of|for|in))+\s*$|"
 #: to the papers ("they", "each", "its"); "papers on how neurons learn" keeps its "how".
 _FOLLOW_ON = re.compile(
     r"(?:\s*[,;?？，；]\s*(?:and\s+)?|\s+(?:-+|—|–)\s*(?:and\s+)?|\s+(?:and|&)\s+)"
-    r"(?:what|which|how|where|when|why|who)\b[^.?!？]*?\b(?:they|them|their|each|these|those|it|its)\b[^.?!？]*[.?!？]?\s*$|"
+    r"(?:what|which|how|where|when|why|who)\b[^.?!？]*?\b(?:they|them|their|each|these|those|it|its)\b"
+    r"[^.?!？]*[.?!？]?\s*$|"
     r"[？?，,]\s*(?:那么|以及|并且|而且)?(?:它们|这些论文|这些工作|各自)[^？?]*[？?]?\s*$",
     re.IGNORECASE)
 #: Words of a bare keyword query at most (longer phrases read as questions).
