@@ -18,6 +18,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, 
 from assistant.errors import LLMBusy, LLMUnavailable, NotFound
 from assistant.evidence import Evidence, EvidenceSelector
 from assistant.filters import topicless
-from assistant.finalize import Checks, draft_of, finalize, overruling, quote_of, source_json, unanswered
+from assistant.finalize import Checks, draft_of, finalize, loop_start, overruling, quote_of, source_json, unanswered
 from assistant.index import PaperIndex, venue_text
 from assistant.lexical import tokenize
 from assistant.llm import LLMClient, Turn, resolve_endpoint
@@ -87,13 +88,18 @@ def _with_topic_sentence(e: Evidence, gist: int, topic: set[str]) -> list[int]:
     return [gist, best]
 
 
+def _english(detail: str) -> str:
+    """What the user asks of each paper (see ``intent.follow_on``) in
+    English, the abstracts' language: a Chinese one ("它们在哪些任务上做了评估？")
+    as the term dictionary's words ("task evaluate"), with no model call."""
+    return dictionary_query(detail) if has_cjk(detail) else detail
+
+
 def _quoting(query: str, detail: str) -> str:
     """What a topic's papers are quoted for: the topic, and what the user
-    asks of each paper after it ("…, and what tasks do they evaluate on?",
-    see ``intent.follow_on``), so that a paper's line quotes its sentence
-    on that too. Only in English, the abstracts' language: a Chinese one
-    would have to be translated first."""
-    return f"{query} {detail}" if detail and not has_cjk(detail) else query
+    asks of each paper ("…, and what tasks do they evaluate on?"), so that
+    a paper's line quotes its sentence on that too."""
+    return f"{query} {_english(detail)}".strip()
 
 
 def _quotes(e: Evidence) -> str:
@@ -183,13 +189,20 @@ def _messages(content: str) -> list[ChatMessage]:
             ChatMessage(role=MessageRole.USER, content=content)]
 
 
+#: The paths whose reply stops where it begins to repeat itself: a comparison, which the
+#: 1.5B model wrote again and again to the token limit (see ``finalize.LOOP_WORDS``). A topic
+#: summary that restates a paper's description goes on to say how the papers differ.
+LOOPING = frozenset({"compare"})
+
+
 @dataclass
 class _Run:
     """One answer's generation so far: the text, when its first token came,
     the refusal verdict, the sentence the model copied as the answer after
     refusing (kept raw, so that ``eval/recheck.py`` can quote it again), the time spent in the
     model's queue and the failure, if any (``busy``: the queue timed out;
-    ``cut``: the reply stopped at the token limit)."""
+    ``cut``: the reply stopped at the token limit; ``looped``: we stopped
+    it where it began to repeat itself, see ``finalize.loop_start``)."""
 
     start: float
     text: str = ""
@@ -201,6 +214,7 @@ class _Run:
     waited: float = 0.0
     busy: bool = False
     cut: bool = False
+    looped: bool = False
 
 
 class Assistant:
@@ -351,7 +365,8 @@ class Assistant:
             return
         query = scope.query
         about = (yield from self._topic_hits(scope)) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
-        evidence = self._gist_evidence(_quoting(query, detail), about[: self.settings.topics.topic_max_papers])
+        evidence = self._gist_evidence(_quoting(query, detail), about[: self.settings.topics.topic_max_papers],
+                                       detail=detail)
         template = prompts.SUMMARIZE_ONE if len(evidence) == 1 else prompts.SUMMARIZE
         prompt = template.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                  language=language_of(asked or topic))
@@ -371,7 +386,8 @@ class Assistant:
             yield from self.about_collection(asked or question, False, scope)
             return
         hits = yield from self._topic_hits(scope)
-        evidence = self._gist_evidence(_quoting(scope.query, detail), hits[: self.settings.topics.topic_max_papers])
+        evidence = self._gist_evidence(_quoting(scope.query, detail), hits[: self.settings.topics.topic_max_papers],
+                                       detail=detail)
         lines = _paper_lines(evidence, self._gist_quote)
         if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
             lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],
@@ -528,17 +544,25 @@ class Assistant:
         """A summary line's quote: the paper's gist, cut to ``gist_words``."""
         return _gist(e, self.settings.answer.gist_words)
 
-    def _gist_evidence(self, query: str, hits: list[Hit], on_topic: bool = True) -> list[Evidence]:
+    def _gist_evidence(self, query: str, hits: list[Hit], on_topic: bool = True, detail: str = "") -> list[Evidence]:
         """Each paper's gist sentence, which its listed line quotes and the
         model reads; the sentence saying a name the query asks about, when
-        the gist does not (see ``mentions.naming_sentence``); and, ``on_topic``,
-        its sentence on the topic (see ``_with_topic_sentence``)."""
+        the gist does not (see ``mentions.naming_sentence``); ``on_topic``,
+        its sentence on the topic (see ``_with_topic_sentence``); and its
+        sentence nearest ``detail``, what the user asks of each paper (in
+        English), alone: with the topic's words beside it, "what datasets
+        were the EEG foundation models trained on?" quoted REVE's "Existing
+        EEG foundation models struggle to generalize…", not its "…from 92
+        datasets"."""
         evidence = self.selector.select(query, hits, 1, 0)
+        asked = self.selector.select(english, hits, 1, 0) if (english := _english(detail)) else []
         names = question_names(as_written(query, [h.paper for h in hits]), self.index.corpus.lexical.names)
         topic = set(tokenize(query))
-        for e in evidence:
+        for k, e in enumerate(evidence):
             gist = naming_sentence(e.sentences, names, gist_sentence(e.sentences, e.paper.name))
             e.chosen = _with_topic_sentence(e, gist, topic) if on_topic else [gist]
+            if asked and asked[k].chosen[0] not in e.chosen:
+                e.chosen.append(asked[k].chosen[0])
         return evidence
 
     def _scope(self, question: str, venue: str | None) -> Scope:
@@ -611,7 +635,7 @@ class Assistant:
             try:
                 with self.llm.turn() as turn:  # one place in the model's queue for the answer and what follows it
                     yield from self._admitted(turn, run)
-                    yield from self._generate(turn, prompt, run)
+                    yield from self._generate(turn, prompt, run, stop_loops=mode in LOOPING)
                     if mode == "ask" and not quote_refusal:
                         run.verdict = self._verdict(turn, prompt)
                     overruled = (run.verdict or 0.0) >= self.settings.answer.overrule_refusal
@@ -637,13 +661,19 @@ class Assistant:
             yield Waiting(ahead)
         run.waited += _ms(queued)
 
-    def _generate(self, turn: Turn, prompt: str, run: _Run) -> Iterator[Event]:
-        """Stream the model's reply to ``prompt`` into ``run``."""
+    def _generate(self, turn: Turn, prompt: str, run: _Run, stop_loops: bool = False) -> Iterator[Event]:
+        """Stream the model's reply to ``prompt`` into ``run``; with
+        ``stop_loops``, close the stream where the reply starts repeating
+        itself and keep the text before it."""
         run.model = turn.endpoint.model
-        for delta in turn.stream(_messages(prompt)):
-            run.ttft = run.ttft if run.ttft is not None else _ms(run.start)
-            run.text += delta
-            yield Token(delta)
+        with closing(turn.stream(_messages(prompt))) as deltas:  # closed: the server stops writing
+            for delta in deltas:
+                run.ttft = run.ttft if run.ttft is not None else _ms(run.start)
+                run.text += delta
+                yield Token(delta)
+                if stop_loops and (at := loop_start(run.text)) is not None:
+                    run.text, run.looped = run.text[:at].rstrip(), True
+                    return
         run.cut = turn.cut
 
     def _verdict(self, turn: Turn, prompt: str) -> float | None:
@@ -672,7 +702,8 @@ class Assistant:
         if run.busy:
             result.extra["busy"] = True
         tokens = self.count_prompt([prompts.SYSTEM_PROMPT, *sent]) if sent else 0
-        result.extra |= (extra or {}) | {"prompt_tokens": tokens, "copied": run.copied, "cut": run.cut}
+        result.extra |= (extra or {}) | {"prompt_tokens": tokens, "copied": run.copied, "cut": run.cut,
+                                         "looped": run.looped}
         return Final(result)
 
 

@@ -284,7 +284,7 @@ def _row(q: GoldQuestion, route: str, draft: str, result: AnswerResult, key_of: 
         # verdict, whether it answered, and what the quoted alternative (the draft) states
         "verdict": result.extra.get("verdict"), "model_answered": result.extra.get("model_answered"),
         "copied": result.extra.get("copied"),
-        "cut": result.extra.get("cut", False),
+        "cut": result.extra.get("cut", False), "looped": result.extra.get("looped", False),
         "facts_in_draft": facts_found(draft, q.facts),
         # the 原文 quote under a Chinese answer is the paper's English: the answer's language is the text above it
         "language_ok": not result.abstained

@@ -258,6 +258,22 @@ _FOLLOW_ON = re.compile(
     r"[^.?!？]*[.?!？]?\s*$|"
     r"[？?，,]\s*(?:那么|以及|并且|而且)?(?:它们|这些论文|这些工作|各自)[^？?]*[？?]?\s*$",
     re.IGNORECASE)
+#: A question asked of each paper of a topic, the topic after it: "which datasets are used across the
+#: EEG foundation model papers?", "how many downstream tasks do the EEG foundation models get tested on?",
+#: "what tasks are the spiking neural network papers evaluated on?" (2026-12-07: single questions,
+#: answered from the first few papers found). The topic is a plural after "the", "these", "those" or
+#: "all", no word of it an article or a preposition ("the difference between the two models" is none).
+_TOPIC_WORD = r"(?!(?:the|a|an|these|those|this|that|between|of|and|or|vs|with|to|in|on|for|by|from)\b)[\w-]+"
+_ASKED_OF_TOPIC = re.compile(
+    r"^\s*(?:what|which|how many|how much)(?:\s+(?!(?:the|these|those|all)\b)[\w-]+){0,4}?\s+"
+    r"(?:do|does|did|are|is|were|was|have|has)\s+(?:[\w-]+\s+){0,2}?(?:(?:in|across|by|among|from|for)\s+)?"
+    r"(?P<topic>(?:the|these|those|all(?: of)?(?: the)?)\s+(?P<words>(?:" + _TOPIC_WORD + r"\s+){1,4}?)"
+    r"(?P<noun>papers|studies|works|articles|models|networks|benchmarks|systems))\b"
+    r"(?P<tail>(?!\s+(?:have|share)\s+in\s+common|\s+differ)[^?？]*)[?？]?\s*$", re.IGNORECASE)
+#: The preposition that leads into the topic ("… used across the EEG papers"), left out of what is asked.
+_BEFORE_TOPIC = re.compile(r"\s+(?:in|across|by|among|from|for)\s*$", re.IGNORECASE)
+#: The plural nouns that say "papers" and no more: not words of the topic ("the EEG papers" is "EEG").
+_PAPERS_NOUN = frozenset({"papers", "studies", "works", "articles"})
 #: Words of a bare keyword query at most (longer phrases read as questions).
 KEYWORD_WORDS = 6
 #: Papers asked for in the plural: a few words saying so ("fMRI papers", "NeurIPS 2025 EEG papers") ask for a topic.
@@ -527,6 +543,10 @@ def identifies(message: str) -> bool:
 def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
+    if asked := _asked_of_topic(message):
+        words = asked.group("words").strip()
+        noun = asked.group("noun")
+        return words if noun.casefold() in _PAPERS_NOUN else f"{words} {noun}"
     found = _follow_on(message)
     topic = _without_request(message[: found.start()] if found else message)
     return topic if len(topic) >= 3 else message
@@ -536,8 +556,17 @@ def follow_on(message: str) -> str:
     """The question a summary or list request asks of each paper after its
     topic ("…, and what tasks do they evaluate on?" -> "what tasks do they
     evaluate on?"), which ``topic_of`` leaves out; "" when there is none."""
+    if asked := _asked_of_topic(message):  # "how many tasks do the EEG papers use?" -> "how many tasks do they use"
+        head = message[: asked.start("topic")]
+        bare = _BEFORE_TOPIC.sub("", head)  # "which datasets are used across the EEG papers?" -> "… are used"
+        return (bare if bare != head else f"{head}they").strip() + asked.group("tail").rstrip()
     found = _follow_on(message)
     return found.group(0).lstrip(" ,;?？，；-—–").removeprefix("and ").strip() if found else ""
+
+
+def _asked_of_topic(message: str) -> re.Match[str] | None:
+    """``_ASKED_OF_TOPIC``, unless the message asks for a summary (its request words decide the topic)."""
+    return None if asks_summary(message) else _ASKED_OF_TOPIC.match(message)
 
 
 def _follow_on(message: str) -> re.Match[str] | None:
@@ -621,6 +650,8 @@ def route(message: str, named: Callable[[str], list[int]]) -> Route:
         return Route("ask", "asks for a summary of one named paper: a question about it", papers)
     if asks_summary(cues) or (not papers and _TOPIC_CHAT.search(cues)):
         return Route("summarize", "asks for a summary or overview of a topic")
+    if not papers and _asked_of_topic(cues):
+        return Route("list", "asks the same of each paper on a topic: each one's own sentence on it")
     if not papers and is_keyword_query(message.rstrip(" ?？")) and _PLURAL.search(message):  # "EEG papers?"
         return Route("summarize", "asks for the papers on a topic")
     if is_keyword_query(message):

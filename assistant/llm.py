@@ -215,7 +215,7 @@ class Turn:
         self._admit()
         return self.client._complete(messages, max_tokens)
 
-    def stream(self, messages: list[ChatMessage]) -> Iterator[str]:
+    def stream(self, messages: list[ChatMessage]) -> Generator[str, None, None]:
         self._admit()
         self.cut = (yield from self.client._stream(messages)) == "length"
 

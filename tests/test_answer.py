@@ -767,6 +767,24 @@ def test_a_list_quotes_each_paper_on_what_is_asked_of_it(assistant: Assistant, s
     result = run(assistant.respond("Which papers use EEG signals, and what tasks do they evaluate on?"))[1]
     reve = next(line for line in result.answer.splitlines() if line.startswith("- REVE:"))
     assert "motor imagery classification, seizure detection, sleep staging" in reve
+    # asked in Chinese: the term dictionary's words ("task evaluate") pick the sentence, no model call
+    result = run(assistant.respond("哪些论文用了脑电信号？它们在哪些任务上做了评估？"))[1]
+    codebrain = next(line for line in result.answer.splitlines() if line.startswith("- CodeBrain:"))
+    assert "8 downstream tasks" in codebrain
+    assert server.requests == []
+
+
+def test_a_question_asked_of_a_topics_papers_quotes_each_ones_sentence_on_it(assistant: Assistant,
+                                                                             server: ScriptedOpenAI) -> None:
+    """"what datasets were the EEG foundation models trained on?" was a single question, answered
+    from the first papers found. It lists the topic's papers, each line quoting the paper's
+    sentence nearest what is asked, alone: with the topic's words beside it, REVE's line quoted
+    "Existing EEG foundation models struggle to generalize…", not its 92 datasets."""
+    events, result = run(assistant.respond("what datasets were the EEG foundation models trained on?"))
+    assert events[0].kind == "list"
+    lines = {line[2:].split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
+    assert "92 datasets" in lines["REVE"] and "16 datasets" in lines["CSBrain"]
+    assert "largest public EEG corpus" in lines["CodeBrain"]
     assert server.requests == []
 
 

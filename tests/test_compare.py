@@ -16,6 +16,7 @@ from assistant import compare, prompts
 from assistant.answer import Assistant, Final, Routed, Sources, Table, Token
 from assistant.aspects import aspect_sentences, gist_sentence
 from assistant.errors import InputError, NotFound
+from assistant.finalize import loop_start
 from assistant.index import PaperIndex
 from assistant.papers import Paper
 from assistant.result import AnswerResult
@@ -23,6 +24,7 @@ from assistant.settings import CompareSettings, Settings
 
 from .conftest import compare_replies, copy_storage
 from .openai_server import ScriptedOpenAI
+from .test_admission import wait_until
 from .test_cli import run_cli
 from .test_cli_answer import env_for
 
@@ -279,6 +281,37 @@ def test_a_sentence_said_of_both_papers_needs_both_sources(assistant: Assistant,
     assert result.answer.startswith("REVE is pretrained on over 60,000 hours") and "Both papers" not in result.answer
     both = next(s for s in result.support if s["sentence"].startswith("Both papers"))
     assert both["status"] == "unsupported" and both["misattributed"]
+
+
+def test_a_narrative_that_starts_again_is_stopped_there(assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """The 1.5B model wrote its comparison again and again to the token
+    limit: the stream is closed at the first repeat (the server stops
+    writing), and the answer is what came before it."""
+    shares = "Both models are pretrained on large EEG corpora for many downstream tasks [1][2]."
+    again = "\n\nREVE is pretrained on over 60,000 hours of EEG data from 92 datasets, unlike CSBrain [2]."
+    server.delay = 0.02
+    server.set_default(compare_replies({}, f"{NARRATIVE} {shares}" + again * 30))
+    collected, result = run(assistant.compare("CSBrain", "REVE", aspects=["data"]))
+    assert result.extra["looped"] and not result.extra["cut"]
+    assert "".join(e.text for e in collected if isinstance(e, Token)).count("60,000 hours") == 2  # read no further
+    wait_until(lambda: server.disconnects == 1, timeout=5)
+    assert result.answer.count("60,000 hours") == 1 and "Both models are pretrained" in result.answer
+
+
+HEIST_SAYS = "HEIST models tissues as hierarchical graphs of cells and genes in each tissue"
+POCO_SAYS = "POCO forecasts neural activity from calcium imaging recordings across many species and sessions"
+
+
+@pytest.mark.parametrize(("reply", "at"), [
+    (f"{POCO_SAYS}. SPINT decodes behaviour. {POCO_SAYS} with a population encoder.", f"{POCO_SAYS} with"),
+    # eleven words in a row said again are no loop
+    ("A B C D E F G H I J K one. Then A B C D E F G H I J K two.", None),
+    # the sources block written back is not said: its sentence said after it is the answer's first
+    (f"<sources>\n[1] HEIST (ICLR 2026): {HEIST_SAYS}.\n</sources>\n{HEIST_SAYS} [1].", None),
+])
+def test_a_loop_starts_at_the_first_sentence_repeating_twelve_words(reply: str, at: str | None) -> None:
+    start = loop_start(reply)
+    assert (start is None) if at is None else reply[start:].startswith(at)
 
 
 def test_an_llm_that_fails_mid_table_keeps_the_quoted_table(assistant: Assistant, server: ScriptedOpenAI) -> None:

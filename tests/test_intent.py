@@ -317,6 +317,30 @@ def test_a_question_asked_of_each_paper_is_no_word_of_the_topic(message: str, to
     assert (topic_of(message), follow_on(message)) == (topic, detail)
 
 
+@pytest.mark.parametrize(("message", "kind", "topic", "detail"), [
+    ("which datasets are used across the EEG papers?", "list", "EEG", "which datasets are used"),
+    ("how many subjects do the EEG foundation models train on?", "list", "EEG foundation models",
+     "how many subjects do they train on"),
+    ("what kind of graphs do the graph neural network papers build?", "list", "graph neural network",
+     "what kind of graphs do they build"),
+    ("what metrics are the seizure detection studies evaluated with?", "list", "seizure detection",
+     "what metrics are they evaluated with"),
+    ("what do the EEG papers evaluate on?", "list", "EEG", "what do they evaluate on"),  # a list before, "EEG evaluate"
+    # not a topic's papers: no topic word, two described papers, a summary's request, one named paper
+    ("what kinds of neural data do these papers use?", "ask", None, ""),
+    ("what is the difference between the two models?", "ask", None, ""),
+    ("what do the spiking network papers have in common?", "summarize", "spiking network", ""),
+    ("what are the main approaches to forecasting in these papers?", "summarize", "forecasting", ""),
+    ("what datasets does the REVE paper use?", "ask", None, ""),
+])
+def test_a_question_asked_of_each_paper_before_its_topic_lists_the_topics_papers(
+        message: str, kind: str, topic: str | None, detail: str) -> None:
+    """"which datasets are used across the EEG papers?" was a single question, answered
+    from the first papers found; each paper's own sentence on its datasets is the answer."""
+    assert route(message, named).kind == kind
+    assert (topic_of(message) if topic else None, follow_on(message)) == (topic, detail)
+
+
 @pytest.mark.parametrize(("message", "topic"), [
     ("what did NeurIPS 2025 have on neural PDE solvers? overview please", "neural PDE solvers"),
     ("In the ICLR 2026 set, are there any papers on protein design?", "protein design"),
