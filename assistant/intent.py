@@ -270,6 +270,11 @@ _ASKED_OF_TOPIC = re.compile(
     r"(?P<topic>(?:the|these|those|all(?: of)?(?: the)?)\s+(?P<words>(?:" + _TOPIC_WORD + r"\s+){1,4}?)"
     r"(?P<noun>papers|studies|works|articles|models|networks|benchmarks|systems))\b"
     r"(?P<tail>(?!\s+(?:have|share)\s+in\s+common|\s+differ)[^?？]*)[?？]?\s*$", re.IGNORECASE)
+#: The same asked in Chinese: the topic, "的论文", then "都", "分别" or "各自" and what is asked of each
+#: ("脑电基础模型的论文都用了哪些数据集？", "脉冲神经网络的论文分别在哪些任务上做了实验？").
+_ASKED_OF_TOPIC_ZH = re.compile(
+    r"^\s*(?:这些)?(?![这那]些|[这那]几篇|它们)(?P<topic>[^，,？?。；;\s]{2,20}?)的?(?:论文|文章|工作|研究)"
+    r"(?P<tail>(?:都|分别|各自|各)[^，,？?。]*?(?:哪些|哪个|什么|多少|几)[^？?。]*)[？?。]?\s*$")
 #: The preposition that leads into the topic ("… used across the EEG papers"), left out of what is asked.
 _BEFORE_TOPIC = re.compile(r"\s+(?:in|across|by|among|from|for)\s*$", re.IGNORECASE)
 #: The plural nouns that say "papers" and no more: not words of the topic ("the EEG papers" is "EEG").
@@ -544,6 +549,8 @@ def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
     if asked := _asked_of_topic(message):
+        if asked.re is _ASKED_OF_TOPIC_ZH:
+            return asked.group("topic")
         words = asked.group("words").strip()
         noun = asked.group("noun")
         return words if noun.casefold() in _PAPERS_NOUN else f"{words} {noun}"
@@ -557,6 +564,8 @@ def follow_on(message: str) -> str:
     topic ("…, and what tasks do they evaluate on?" -> "what tasks do they
     evaluate on?"), which ``topic_of`` leaves out; "" when there is none."""
     if asked := _asked_of_topic(message):  # "how many tasks do the EEG papers use?" -> "how many tasks do they use"
+        if asked.re is _ASKED_OF_TOPIC_ZH:
+            return asked.group("tail")
         head = message[: asked.start("topic")]
         bare = _BEFORE_TOPIC.sub("", head)  # "which datasets are used across the EEG papers?" -> "… are used"
         return (bare if bare != head else f"{head}they").strip() + asked.group("tail").rstrip()
@@ -566,7 +575,7 @@ def follow_on(message: str) -> str:
 
 def _asked_of_topic(message: str) -> re.Match[str] | None:
     """``_ASKED_OF_TOPIC``, unless the message asks for a summary (its request words decide the topic)."""
-    return None if asks_summary(message) else _ASKED_OF_TOPIC.match(message)
+    return None if asks_summary(message) else _ASKED_OF_TOPIC.match(message) or _ASKED_OF_TOPIC_ZH.match(message)
 
 
 def _follow_on(message: str) -> re.Match[str] | None:

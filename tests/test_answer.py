@@ -785,6 +785,10 @@ def test_a_question_asked_of_a_topics_papers_quotes_each_ones_sentence_on_it(ass
     lines = {line[2:].split(":")[0]: line for line in result.answer.splitlines() if line.startswith("- ")}
     assert "92 datasets" in lines["REVE"] and "16 datasets" in lines["CSBrain"]
     assert "largest public EEG corpus" in lines["CodeBrain"]
+    # asked in Chinese: "the sign language papers, how many datasets did each use?"
+    events, result = run(assistant.respond("手语识别的论文各自用了多少个数据集？"))
+    assert events[0].kind == "list" and result.answer.startswith("找到")
+    assert "five sign language datasets" in result.answer
     assert server.requests == []
 
 

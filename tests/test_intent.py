@@ -326,6 +326,10 @@ def test_a_question_asked_of_each_paper_is_no_word_of_the_topic(message: str, to
     ("what metrics are the seizure detection studies evaluated with?", "list", "seizure detection",
      "what metrics are they evaluated with"),
     ("what do the EEG papers evaluate on?", "list", "EEG", "what do they evaluate on"),  # a list before, "EEG evaluate"
+    ("脑电基础模型的论文都用了哪些数据集？", "list", "脑电基础模型", "都用了哪些数据集"),
+    ("这些脑电论文分别在哪些任务上做了评估？", "list", "脑电", "分别在哪些任务上做了评估"),
+    ("这些论文都用了哪些数据集？", "ask", None, ""),  # no topic: the papers of the conversation
+    ("那篇关于脑电的论文用了哪些数据集？", "ask", None, ""),  # one paper
     # not a topic's papers: no topic word, two described papers, a summary's request, one named paper
     ("what kinds of neural data do these papers use?", "ask", None, ""),
     ("what is the difference between the two models?", "ask", None, ""),
