@@ -95,13 +95,6 @@ def _english(detail: str) -> str:
     return dictionary_query(detail) if has_cjk(detail) else detail
 
 
-def _quoting(query: str, detail: str) -> str:
-    """What a topic's papers are quoted for: the topic, and what the user
-    asks of each paper ("…, and what tasks do they evaluate on?"), so that
-    a paper's line quotes its sentence on that too."""
-    return f"{query} {_english(detail)}".strip()
-
-
 def _quotes(e: Evidence) -> str:
     """The chosen sentences of a source, each quoted whole."""
     return " ".join(f"“{e.sentences[i]}”" for i in e.chosen)
@@ -283,12 +276,13 @@ class Assistant:
                 scope := self.retriever.scope(message, venue)):  # its topic would be "2025" for "papers from 2025"
             yield from self.about_collection(asked or message, False, scope)
         elif route.kind == "summarize":
-            yield from self.summarize(intent.topic_of(message), venue=venue, asked=asked or message,
-                                      detail=intent.follow_on(message))
+            topic, detail = intent.topic_parts(message)
+            yield from self.summarize(topic, venue=venue, asked=asked or message, detail=detail)
         elif route.metadata:
             yield from self.paper_facts(message, [papers[i] for i in route.papers], asked)
         elif route.kind == "list":
-            yield from self.list_papers(intent.topic_of(message), venue, asked or message, intent.follow_on(message))
+            topic, detail = intent.topic_parts(message)
+            yield from self.list_papers(topic, venue, asked or message, detail)
         else:
             yield from self.ask(message, venue=venue, asked=asked, keywords=route.keywords)
 
@@ -357,7 +351,7 @@ class Assistant:
         """Overview of every paper about ``topic`` (a relevance cut-off, not a
         fixed k), or of the given ``papers``: one quoted line per paper, and
         the model's cited synthesis above them. ``detail``: what the user asks
-        of each paper (see ``_quoting``)."""
+        of each paper (see ``_gist_evidence``)."""
         start = time.perf_counter()
         scope = self._topic_scope(topic, venue) if papers is None else Scope(topic, venue, None)
         if papers is None and _filter_only(scope):
@@ -365,8 +359,7 @@ class Assistant:
             return
         query = scope.query
         about = (yield from self._topic_hits(scope)) if papers is None else [Hit(p, 1.0, 1.0, True) for p in papers]
-        evidence = self._gist_evidence(_quoting(query, detail), about[: self.settings.topics.topic_max_papers],
-                                       detail=detail)
+        evidence = self._gist_evidence(query, about[: self.settings.topics.topic_max_papers], detail=detail)
         template = prompts.SUMMARIZE_ONE if len(evidence) == 1 else prompts.SUMMARIZE
         prompt = template.format(sources=self._format(evidence), topic=topic, count=len(evidence),
                                  language=language_of(asked or topic))
@@ -386,8 +379,7 @@ class Assistant:
             yield from self.about_collection(asked or question, False, scope)
             return
         hits = yield from self._topic_hits(scope)
-        evidence = self._gist_evidence(_quoting(scope.query, detail), hits[: self.settings.topics.topic_max_papers],
-                                       detail=detail)
+        evidence = self._gist_evidence(scope.query, hits[: self.settings.topics.topic_max_papers], detail=detail)
         lines = _paper_lines(evidence, self._gist_quote)
         if lines and language_of(asked or question) == "Chinese":  # the quotes stay English: the lead says so
             lines.insert(0, SentenceSupport(text=prompts.LIST_LEAD_CHINESE.format(count=len(lines)), cited=[],
@@ -548,14 +540,18 @@ class Assistant:
         """Each paper's gist sentence, which its listed line quotes and the
         model reads; the sentence saying a name the query asks about, when
         the gist does not (see ``mentions.naming_sentence``); ``on_topic``,
-        its sentence on the topic (see ``_with_topic_sentence``); and its
-        sentence nearest ``detail``, what the user asks of each paper (in
-        English), alone: with the topic's words beside it, "what datasets
-        were the EEG foundation models trained on?" quoted REVE's "Existing
-        EEG foundation models struggle to generalize…", not its "…from 92
-        datasets"."""
+        its sentence on the topic (see ``_with_topic_sentence``); and, given
+        ``detail``, what the user asks of each paper ("…, and what tasks do
+        they evaluate on?"), its sentence on that: the topic's sentence is
+        chosen for the topic and the detail together, and the sentence
+        nearest the detail alone is added: with the topic's words beside it,
+        "what datasets were the EEG foundation models trained on?" quoted
+        REVE's "Existing EEG foundation models struggle to generalize…", not
+        its "…from 92 datasets"."""
+        english = _english(detail)
+        query = f"{query} {english}".strip()
         evidence = self.selector.select(query, hits, 1, 0)
-        asked = self.selector.select(english, hits, 1, 0) if (english := _english(detail)) else []
+        asked = self.selector.select(english, hits, 1, 0) if english else []
         names = question_names(as_written(query, [h.paper for h in hits]), self.index.corpus.lexical.names)
         topic = set(tokenize(query))
         for k, e in enumerate(evidence):

@@ -548,33 +548,39 @@ def identifies(message: str) -> bool:
 def topic_of(message: str) -> str:
     """The topic a summary or list request is about: "can you give me an
     overview of the EEG papers?" -> "EEG" (the whole message when nothing is left)."""
-    if asked := _asked_of_topic(message):
-        if asked.re is _ASKED_OF_TOPIC_ZH:
-            return asked.group("topic")
-        words = asked.group("words").strip()
-        noun = asked.group("noun")
-        return words if noun.casefold() in _PAPERS_NOUN else f"{words} {noun}"
-    found = _follow_on(message)
-    topic = _without_request(message[: found.start()] if found else message)
-    return topic if len(topic) >= 3 else message
+    return topic_parts(message)[0]
 
 
 def follow_on(message: str) -> str:
-    """The question a summary or list request asks of each paper after its
+    """The question a summary or list request asks of each paper beside its
     topic ("…, and what tasks do they evaluate on?" -> "what tasks do they
     evaluate on?"), which ``topic_of`` leaves out; "" when there is none."""
-    if asked := _asked_of_topic(message):  # "how many tasks do the EEG papers use?" -> "how many tasks do they use"
+    return topic_parts(message)[1]
+
+
+def topic_parts(message: str) -> tuple[str, str]:
+    """``topic_of`` and ``follow_on`` from one reading of the message: the
+    question asked of each paper stands before the topic ("how many tasks do
+    the EEG papers use?" -> "EEG", "how many tasks do they use"; "which
+    datasets are used across the EEG papers?" -> "which datasets are used")
+    or after it ("…, and what tasks do they evaluate on?")."""
+    if asked := _asked_of_topic(message):
         if asked.re is _ASKED_OF_TOPIC_ZH:
-            return asked.group("tail")
+            return asked.group("topic"), asked.group("tail")
+        words, noun = asked.group("words").strip(), asked.group("noun")
         head = message[: asked.start("topic")]
-        bare = _BEFORE_TOPIC.sub("", head)  # "which datasets are used across the EEG papers?" -> "… are used"
-        return (bare if bare != head else f"{head}they").strip() + asked.group("tail").rstrip()
+        bare = _BEFORE_TOPIC.sub("", head)
+        return (words if noun.casefold() in _PAPERS_NOUN else f"{words} {noun}",
+                (bare if bare != head else f"{head}they").strip() + asked.group("tail").rstrip())
     found = _follow_on(message)
-    return found.group(0).lstrip(" ,;?？，；-—–").removeprefix("and ").strip() if found else ""
+    topic = _without_request(message[: found.start()] if found else message)
+    detail = found.group(0).lstrip(" ,;?？，；-—–").removeprefix("and ").strip() if found else ""
+    return topic if len(topic) >= 3 else message, detail
 
 
 def _asked_of_topic(message: str) -> re.Match[str] | None:
-    """``_ASKED_OF_TOPIC``, unless the message asks for a summary (its request words decide the topic)."""
+    """``_ASKED_OF_TOPIC`` or its Chinese twin, unless the message asks for a summary (its request words
+    decide the topic)."""
     return None if asks_summary(message) else _ASKED_OF_TOPIC.match(message) or _ASKED_OF_TOPIC_ZH.match(message)
 
 
