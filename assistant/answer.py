@@ -24,7 +24,7 @@ from typing import Any
 
 from llama_index.core.llms import ChatMessage, MessageRole
 
-from assistant import answerability, compare, intent, prompts, relevance
+from assistant import answerability, compare, follow_ups, intent, prompts, relevance
 from assistant.aspects import gist_sentence
 from assistant.citations import SentenceSupport, render_claims
 from assistant.crosslingual import TranslationCache, dictionary_query, has_cjk, known_terms, llm_query
@@ -260,10 +260,11 @@ class Assistant:
         papers = self.index.corpus.papers
         route, chosen = self.route(message)
         reason = route.reason
-        if route.kind == "compare" and len(route.papers) > compare.MAX_PAPERS:  # said, not dropped in silence
-            left = ", ".join(papers[i].name for i in route.papers[compare.MAX_PAPERS:])
-            reason += (f"; a table holds at most {compare.MAX_PAPERS}, so {left} "
-                       f"{'is' if len(route.papers) == compare.MAX_PAPERS + 1 else 'are'} left out")
+        most = self.settings.answer.each_max_papers if route.each else compare.MAX_PAPERS
+        if route.kind == "compare" and len(route.papers) > most:  # said, not dropped in silence
+            left = ", ".join(papers[i].name for i in route.papers[most:])
+            held = f"one question is put to at most {most}" if route.each else f"a table holds at most {most}"
+            reason += f"; {held}, so {left} {'is' if len(route.papers) == most + 1 else 'are'} left out"
         yield Routed(route.kind, reason)
         if route.small_talk or route.collection:  # a venue picked in the UI narrows "list all papers" to it
             yield from self.about_collection(asked or message, route.small_talk,
@@ -438,6 +439,10 @@ class Assistant:
         query = self._scope(question, None).query
         most = self.settings.answer.each_max_papers
         evidence = [self._whole(query, paper, n) for n, paper in enumerate(papers[:most], 1)]
+        # the papers' own names are what is asked about, no name an abstract must use: "Hebbian" of
+        # "Hebbian spike-timing-dependent plasticity rule" is not in STEER's abstract
+        named = re.compile("|".join(re.escape(p.name) for p in papers), re.IGNORECASE)
+        checked = named.sub(" ", question)
         retrieval_ms = _ms(start)
         yield from self._preview(evidence, None)
         run = _Run(start)
@@ -451,7 +456,7 @@ class Assistant:
                         run.text += "\n\n"
                         yield Token("\n\n")
                     part = len(run.text)
-                    if answerability.missing(question, [e], self.settings.answer.unrelated_below,
+                    if answerability.missing(checked, [e], self.settings.answer.unrelated_below,
                                              self.index.corpus.lexical.names):
                         run.text += prompts.REFUSAL  # a detail this abstract never mentions: not asked
                         yield Token(prompts.REFUSAL)
@@ -705,17 +710,31 @@ class Assistant:
 
 class Conversation:
     """A multi-turn chat: a follow-up that leans on earlier turns ("how does
-    it compare with POCO?") is rewritten into a standalone message from this
-    conversation's own history before it is routed."""
+    it compare with POCO?", "which datasets do these papers use?") is
+    rewritten into a standalone message before it is routed: with the last
+    answer's papers' names where it points at them (see ``follow_ups``),
+    else by the LLM from this conversation's own history."""
 
     def __init__(self, assistant: Assistant, max_turns: int = 4) -> None:
         self.assistant = assistant
         self.max_turns = max_turns
         self.history: list[tuple[str, str]] = []
+        #: The last answer's cited papers' names, in its order: what "these papers" and "it" point at.
+        self.papers: list[str] = []
+
+    def remember(self, message: str, result: AnswerResult) -> None:
+        """Keep an answered turn: its text for the LLM's rewrite, its papers for the pointers."""
+        self.history.append((message, result.answer))
+        self.papers = [c["title"] for c in result.citations]
 
     def standalone(self, message: str) -> str:
         """The follow-up rewritten with the conversation's context (or as is)."""
-        if not self.history or not intent.needs_context(message):
+        if not self.history:
+            return message
+        written = follow_ups.named(message, self.papers)
+        if written is not None:
+            return written
+        if not intent.needs_context(message):
             return message
         history = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in self.history[-self.max_turns:])
         try:
@@ -735,9 +754,11 @@ class Conversation:
         route = None
         for event in events:
             if isinstance(event, Routed):
+                if standalone != message:  # what was answered, so that a wrong reading shows
+                    event = Routed(event.kind, f"{event.reason}; read as “{standalone}”")
                 route = event
             if isinstance(event, Final):
-                self.history.append((message, event.result.answer))
+                self.remember(message, event.result)
                 if route is not None:
                     event.result.extra["route"] = {"kind": route.kind, "reason": route.reason}
                 event.result.mode = "chat"

@@ -14,14 +14,17 @@ an interrupted run resumes.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import math
 import re
 import statistics
+import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,7 @@ from assistant.lexical import tokenize
 from assistant.papers import SEEDS_DIR, load_papers, seed_files
 from assistant.result import AnswerResult
 from assistant.retrieve import Hit, Mode, PaperRetriever
-from assistant.settings import Settings
+from assistant.settings import Settings, load_settings, set_offline_env
 
 MODES: tuple[Mode, ...] = ("lexical", "dense", "hybrid")
 
@@ -61,6 +64,36 @@ class GoldQuestion:
     answerable: bool = True
     intent: str = "ask"
     venue: str | None = None
+
+
+def bench_parser(doc: str, split: str) -> argparse.ArgumentParser:
+    """A gold-set bench's command line: which split, which index, where the report goes."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("--split", choices=["dev", "test", "all"], default=split)
+    parser.add_argument("--storage", type=Path, help="an index holding the seeds (default: ingest into a temp folder)")
+    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "eval" / "results")
+    parser.add_argument("--tag", default="", help="added to the report's name (e.g. before)")
+    return parser
+
+
+def gold_rows(path: Path, split: str) -> list[dict[str, Any]]:
+    """A bench's gold rows (JSON lines) of one split, or of all."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if split == "all" or r["split"] == split]
+
+
+@contextmanager
+def seeds_assistant(storage: Path | None) -> Iterator[Assistant]:
+    """A bench's assistant over the bundled seeds, offline: the index at
+    ``storage``, else the seeds ingested into a temp folder for the bench's
+    run, so that a bench needs no set-up of its own."""
+    set_offline_env()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = load_settings({"storage": storage or Path(tmp)}, {})
+        index = PaperIndex(settings)
+        if storage is None:
+            index.ingest(load_papers(seed_files()), progress=False)
+        yield Assistant(settings, index=index)
 
 
 def seed_keys() -> dict[str, str]:

@@ -21,7 +21,7 @@ values shown / dropped by the check / copied verbatim from their quote; and
 for the 5-paper group the time to the table event (on screen), to the
 narrative's first word, to the table with its values and to the whole answer.
 
-Usage: python eval/bench_compare.py [--split dev|test|all] [--storage DIR] [--out DIR] [--extractive-only]
+Usage: python eval/bench_compare.py [--split dev|test|all] [--storage DIR] [--out DIR] [--tag NAME] [--extractive-only]
 (``--extractive-only``: the first table's figures alone, in seconds, no model and no report file.)
 The LLM is the configured endpoint, else the embedded local model (set
 PAPER_ASSISTANT_LOCAL_PORT to keep off another server's port). Without
@@ -30,10 +30,8 @@ PAPER_ASSISTANT_LOCAL_PORT to keep off another server's port). Without
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -42,10 +40,7 @@ from typing import Any
 from assistant import compare
 from assistant.answer import Assistant, Final, Table, Token
 from assistant.errors import LLMUnavailable
-from assistant.evaluation import comparable, holds
-from assistant.index import PaperIndex
-from assistant.papers import load_papers, seed_files
-from assistant.settings import load_settings, set_offline_env
+from assistant.evaluation import bench_parser, comparable, gold_rows, holds, seeds_assistant
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "gold" / "compare_cells.jsonl"
@@ -164,22 +159,11 @@ def report(groups: dict[str, dict[str, Any]], split: str, model: str) -> tuple[d
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=["dev", "test", "all"], default="all")
-    parser.add_argument("--storage", type=Path, help="an index holding the seeds (default: ingest into a temp folder)")
-    parser.add_argument("--out", type=Path, default=ROOT / "eval" / "results")
+    parser = bench_parser(__doc__, "all")
     parser.add_argument("--extractive-only", action="store_true", help="the first table's figures alone (no model)")
     args = parser.parse_args()
-    set_offline_env()
-    gold = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
-    gold = [g for g in gold if args.split == "all" or g["split"] == args.split]
-    with tempfile.TemporaryDirectory() as tmp:
-        storage = args.storage or Path(tmp)
-        settings = load_settings({"storage": storage}, {})
-        index = PaperIndex(settings)
-        if args.storage is None:
-            index.ingest(load_papers(seed_files()), progress=False)
-        assistant = Assistant(settings, index=index)
+    gold = gold_rows(GOLD, args.split)
+    with seeds_assistant(args.storage) as assistant:
         assistant.retriever.search("warm up", k=1)  # the embedder loaded, as in a running UI
         grouped: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for g in gold:
@@ -195,7 +179,7 @@ def main() -> None:
         groups = {name: run_group(assistant, rows) for name, rows in grouped.items()}
     data, text = report(groups, args.split, model)
     args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / f"{data['date']}-compare-{args.split}"
+    stem = args.out / f"{data['date']}-compare-{args.split}{'-' + args.tag if args.tag else ''}"
     stem.with_suffix(".json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     stem.with_suffix(".md").write_text(text, encoding="utf-8")
     print(text)

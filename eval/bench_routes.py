@@ -15,15 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from collections import Counter
 from pathlib import Path
 
-from assistant.answer import Assistant
-from assistant.index import PaperIndex
+from assistant.evaluation import seeds_assistant
 from assistant.intent import KINDS
-from assistant.papers import load_papers, seed_files
-from assistant.settings import load_settings, set_offline_env
 
 GOLD = Path(__file__).resolve().parent / "gold" / "routes.jsonl"
 
@@ -33,14 +29,8 @@ def main() -> None:
     parser.add_argument("--storage", type=Path, help="an index holding the seeds (default: ingest into a temp folder)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every message routed wrong")
     args = parser.parse_args()
-    set_offline_env()
     rows = [json.loads(line) for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings({"storage": args.storage or Path(tmp)}, {})
-        index = PaperIndex(settings)
-        if args.storage is None:
-            index.ingest(load_papers(seed_files()), progress=False)
-        assistant = Assistant(settings, index=index)  # its router: a described paper may make a comparison
+    with seeds_assistant(args.storage) as assistant:  # its router: a described paper may make a comparison
         right: Counter[tuple[str, str]] = Counter()
         total: Counter[tuple[str, str]] = Counter()
         for row in rows:

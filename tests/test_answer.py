@@ -146,18 +146,58 @@ def _follow_up(conversation: Conversation, server: ScriptedOpenAI, first: str, f
     return result, server.requests[-2]["messages"][-1]["content"]
 
 
-def test_follow_up_is_rewritten_and_memory_is_per_conversation(assistant: Assistant, server: ScriptedOpenAI) -> None:
+def test_a_follow_up_pointing_at_the_last_paper_names_it_and_memory_is_per_conversation(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"What data did it use?" after an answer citing SPINT alone is asked
+    of SPINT by name, with no rewrite by the model (see ``follow_ups``)."""
     first, second = assistant.conversation(), assistant.conversation()
-    result, condense = _follow_up(first, server, "What is SPINT?", "what data did it use?",
-                                  "What datasets was SPINT evaluated on?",
-                                  "SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1].")
-    assert "What is SPINT?" in condense and "what data did it use?" in condense
-    assert result.query == "What datasets was SPINT evaluated on?" and result.question == "what data did it use?"
+    server.reply(f"{SPINT_FACT} [1].")
+    run(first.send("What is SPINT?"))
+    server.reply("SPINT was evaluated on three multi-session datasets from the FALCON Benchmark [1].")
+    result = run(first.send("what data did it use?"))[1]
+    assert len(server.requests) == 2  # the question and the follow-up: no condense call
+    assert result.query == "what data did SPINT use?" and result.question == "what data did it use?"
     assert result.sources[0]["title"] == "SPINT" and result.mode == "chat"
     server.reply("HEIST is a hierarchical graph transformer foundation model [1].")
     run(second.send("What is HEIST?"))
     assert len(second.history) == 1 and len(first.history) == 2
     assert "SPINT" not in server.requests[-1]["messages"][-1]["content"].split("Question:")[-1]
+
+
+def test_a_follow_up_pointing_at_a_summarys_papers_is_put_to_each_of_them(assistant: Assistant,
+                                                                          server: ScriptedOpenAI) -> None:
+    """"Which datasets do these papers pretrain on?" after a summary of the
+    EEG foundation models: the model's rewrite dropped the papers and the
+    list that followed was of REVE, EVNets and HEIST. It is now put to each
+    paper the summary cited, by name."""
+    conversation = assistant.conversation()
+    server.reply("EEG foundation models are pretrained on large EEG corpora [1].")
+    summary = run(conversation.send("summarize the EEG foundation models"))[1]
+    listed = [c["title"] for c in summary.citations]
+    assert {"CSBrain", "REVE", "CodeBrain"} <= set(listed) and len(listed) <= 4
+    asked = len(server.requests)
+    server.reply(lambda body: "It pretrains on the datasets its abstract names [1].")
+    events, result = run(conversation.send("which datasets do these papers pretrain on?"))
+    routed = next(e for e in events if isinstance(e, Routed))
+    assert routed.kind == "compare" and "paper by paper" in routed.reason
+    assert routed.reason.endswith(f"read as “{result.query}”")  # shown: a wrong reading is seen
+    assert [s["title"] for s in result.sources] == listed
+    assert all(name in result.query for name in listed)
+    sent = [r["messages"][-1]["content"] for r in server.requests[asked:]]
+    assert len(sent) == len(listed) and not any("Rewrite the follow-up" in m for m in sent)
+
+
+def test_a_pointer_the_last_papers_do_not_settle_is_left_to_the_models_rewrite(assistant: Assistant,
+                                                                                server: ScriptedOpenAI) -> None:
+    """"What is its dataset?" after an answer citing several papers: which one is meant is the model's guess."""
+    conversation = assistant.conversation()
+    server.reply("EEG foundation models are pretrained on large EEG corpora [1].")
+    run(conversation.send("summarize the EEG foundation models"))
+    server.reply("What dataset was REVE pretrained on?")  # the condense step
+    server.reply("REVE is pretrained on over 60,000 hours of EEG [1].")
+    result = run(conversation.send("what is its dataset?"))[1]
+    assert "Rewrite the follow-up" in server.requests[-2]["messages"][-1]["content"]
+    assert result.query == "What dataset was REVE pretrained on?"
 
 
 def test_a_follow_up_carrying_the_question_to_another_paper_is_rewritten(assistant: Assistant,
@@ -1252,6 +1292,36 @@ def test_one_question_about_two_named_papers_is_put_to_each_alone(assistant: Ass
     assert "11 representative EEG tasks [1]" in result.answer
     assert "10 downstream" in result.answer and result.citations[1]["title"] == "REVE"
     assert [c["title"] for c in result.citations] == ["CSBrain", "REVE"] and not result.abstained
+
+
+def _first_sentence(body: dict) -> str:
+    """A reply of one paper's part: the first sentence of the one source it was shown, cited."""
+    source = re.search(r"^\[(\d+)\] .*?\((?:ICLR|NeurIPS) \d{4}\): (.+?\.)(?: |$)", body["messages"][-1]["content"],
+                       re.MULTILINE)
+    assert source is not None
+    return f"{source.group(2)} [{source.group(1)}]"
+
+
+def test_a_question_put_to_more_papers_than_it_may_says_which_are_left_out(assistant: Assistant,
+                                                                           server: ScriptedOpenAI) -> None:
+    """Five named papers, one question: the first four are asked (``each_max_papers``); the fifth was dropped in silence."""
+    server.set_default(_first_sentence)
+    events, result = run(assistant.respond("How many tasks do CSBrain, REVE, CodeBrain, EvoBrain and SPINT each evaluate?"))
+    assert "one question is put to at most 4, so SPINT is left out" in events[0].reason
+    assert {s["title"] for s in result.sources} == {"CSBrain", "REVE", "CodeBrain", "EvoBrain"}
+
+
+def test_a_question_put_to_papers_named_by_description_is_asked_of_each(assistant: Assistant,
+                                                                         server: ScriptedOpenAI) -> None:
+    """"Core" of "Core language-agnostic parameter space" is no name the
+    other paper's abstract must use: each part was refused without the
+    model ("no abstract found mentions Core")."""
+    server.set_default(_first_sentence)
+    first = "Study to probe LLMs' internal knowledge"
+    result = run(assistant.respond(f"what's the main finding of each of {first} and Core language-agnostic "
+                                   "parameter space?"))[1]
+    assert len(server.requests) == 2 and not result.abstained
+    assert [c["title"] for c in result.citations] == [first, "Core language-agnostic parameter space"]
 
 
 def test_citation_markers_standing_for_names_are_no_answer(assistant: Assistant, server: ScriptedOpenAI) -> None:

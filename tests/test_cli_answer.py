@@ -78,12 +78,13 @@ def test_summarize_and_compare_json(server: ScriptedOpenAI, seed_settings: Setti
 
 def test_chat_reads_turns_from_stdin(server: ScriptedOpenAI, seed_settings: Settings) -> None:
     server.reply("HEIST is a hierarchical graph transformer foundation model for spatial transcriptomics [1].")
-    server.reply("How many cells was HEIST pretrained on?")
     server.reply("HEIST is pretrained on 22.3M cells from 124 tissues across 15 organs [1].")
     result = run_cli("chat", stdin="What is HEIST?\nhow many cells did it see?\n", env=env_for(server, seed_settings))
     assert result.returncode == 0, result.stderr
     assert "22.3M cells" in result.stdout and result.stdout.count("References:") == 2
-    assert "What is HEIST?" in server.requests[1]["messages"][-1]["content"]
+    # "it": the paper the first answer cited, named without a rewrite by the model
+    assert "Question: how many cells did HEIST see?" in server.requests[1]["messages"][-1]["content"]
+    assert "read as “how many cells did HEIST see?”" in result.stdout
 
 
 def test_llm_fault_prints_a_warning_and_an_extractive_answer(server: ScriptedOpenAI, seed_settings: Settings) -> None:

@@ -18,6 +18,7 @@ from assistant.evaluation import (
     rechecked,
     rescored,
     run_eval,
+    seed_keys,
 )
 from assistant.index import PaperIndex
 from assistant.papers import load_papers, seed_files
@@ -55,6 +56,22 @@ def test_no_fact_can_be_scored_by_echoing_the_question() -> None:
         for fact in q.facts:
             where = " ".join(f"{by_key[k].abstract} {by_key[k].venue}" for k in q.keys)
             assert facts_found(where, [fact]) == 1, (q.id, fact)
+
+
+def test_conversation_gold_cannot_be_scored_by_echoing_its_turns() -> None:
+    """The chat follow-up gold (``eval/bench_followups.py``): known papers,
+    each answerable follow-up's facts in its papers' abstracts and in none
+    of the turns, none for an unanswerable one, and both splits hold every kind."""
+    refs = seed_keys()
+    by_key = {p.key: p for p in load_papers(seed_files()).papers}
+    rows = [json.loads(line) for line in (GOLD_DIR / "conversations.jsonl").read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        abstracts = " ".join(by_key[refs[ref]].abstract for ref in row["papers"])
+        assert len(row["turns"]) >= 2 and bool(row["facts"]) == row["answerable"], row["id"]
+        for fact in row["facts"]:
+            assert facts_found(abstracts, [fact]) == 1 and facts_found(" ".join(row["turns"]), [fact]) == 0, row["id"]
+    kinds = {split: {r["kind"] for r in rows if r["split"] == split} for split in ("dev", "test")}
+    assert kinds["dev"] == kinds["test"] and len({r["id"] for r in rows}) == len(rows)
 
 
 def test_fact_matching_is_normalised() -> None:

@@ -411,7 +411,7 @@ class Handlers:
     def _finish(self, result: AnswerResult, mode: str, question: str, turn: int, session: Session,
                 catalog: Catalog, reply: dict[str, str]) -> AnswerUpdate:
         if mode not in (ASK, QUESTION):  # so that a follow-up can refer to a summary or comparison too
-            session.conversation.history.append((question, result.answer))
+            session.conversation.remember(question, result)
         reply["content"] = render.answer_message(result, turn)
         session.sections.append(render.sources_section(turn, question, result.sources, result))
         self.status.note(result)
