@@ -36,8 +36,12 @@ _GROUP = re.compile(
     r"\b(?:they|them|these|those)\b(?!\s+(?:papers?|models?|methods?|studies|works?|ones?)\b)|"
     r"\b(?P<own>their)\b", re.IGNORECASE)
 #: One paper, in English: "it", "its", "this paper", "that model".
-_ONE = re.compile(r"\b(?:(?:this|that)\s+(?:paper|model|method|study|work|approach|framework|benchmark|article)|it)\b|"
-                  r"\b(?P<own>its)\b", re.IGNORECASE)
+#: "It" that stands for no paper: "is it possible to decode speech from EEG?", "it seems that…".
+_DUMMY = (r"(?:(?:\s+(?:is|was)|'s)?\s+(?:possible|impossible|true|known|common|likely|necessary|worth|better|"
+          r"easier|harder|hard|easy|clear|important|ok|okay|feasible|fair|reasonable|normal|typical)|"
+          r"\s+(?:seems|appears|turns out|looks like))\b")
+_ONE = re.compile(r"\b(?:(?:this|that)\s+(?:paper|model|method|study|work|approach|framework|benchmark|article)|"
+                  rf"it(?!{_DUMMY}))\b|\b(?P<own>its)\b", re.IGNORECASE)
 #: In Chinese: the group ("这些论文", "它们", "这三篇") and one paper ("这篇论文", "它").
 _GROUP_ZH = re.compile(r"这些(?:论文|文章|工作|模型|方法|研究)?|这(?:几|两|三|四|五|六|七|八)篇(?:论文|文章)?|它们|他们")
 _ONE_ZH = re.compile(r"(?:这篇|该)(?:论文|文章|工作|研究)|这篇|(?:这个|该)(?:模型|方法|框架)|它(?!们)")

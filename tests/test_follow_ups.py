@@ -43,6 +43,8 @@ def test_a_pointer_to_one_paper_is_the_last_answers_paper(message: str, expected
     ("有没有关于记忆的论文？它们用了什么数据？", EEG),
     ("what is its dataset?", EEG),  # which of the three: the model's rewrite guesses
     ("what about HEIST?", ["SPINT"]),  # no pointer: the model's rewrite carries the question over
+    ("is it possible to decode speech from EEG?", ["SPINT"]),  # an "it" that stands for no paper
+    ("it seems EEG models need lots of data - which ones use the most?", ["SPINT"]),
     ("which datasets do these papers use?", []),  # the last answer cited nothing
 ])
 def test_no_pointer_to_the_last_answers_papers_leaves_the_message(message: str, names: list[str]) -> None:
