@@ -725,25 +725,26 @@ class Conversation:
     def remember(self, message: str, result: AnswerResult) -> None:
         """Keep an answered turn: its text for the LLM's rewrite, its papers for the pointers."""
         self.history.append((message, result.answer))
-        self.papers = [c["title"] for c in result.citations]
+        self.papers = [c["title"] for c in sorted(result.citations, key=lambda c: c["n"])]
 
     def standalone(self, message: str) -> str:
         """The follow-up rewritten with the conversation's context (or as is)."""
         if not self.history:
             return message
         written = follow_ups.named(message, self.papers)
-        if written is not None:
+        if written is not None and not intent.carries_over(written):
             return written
-        if not intent.needs_context(message):
+        if written is None and not intent.needs_context(message):
             return message
+        asked = written or message  # "what about the second one?": "what about CSBrain?", the question carried over
         history = "\n".join(f"User: {q}\nAssistant: {a}" for q, a in self.history[-self.max_turns:])
         try:
             rewritten = self.assistant.llm.complete(
-                _messages(prompts.CONDENSE.format(history=history, question=message)),
+                _messages(prompts.CONDENSE.format(history=history, question=asked)),
                 max_tokens=self.assistant.settings.answer.short_reply_tokens)
         except LLMUnavailable:
-            return f"{self.history[-1][0]} {message}"
-        return rewritten.splitlines()[0].strip() if rewritten.strip() else message
+            return f"{self.history[-1][0]} {asked}"
+        return rewritten.splitlines()[0].strip() if rewritten.strip() else asked
 
     def send(self, message: str, venue: str | None = None, routed: bool = True) -> Iterator[Event]:
         """Answer one message of the conversation: routed to the path it asks

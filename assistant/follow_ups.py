@@ -60,6 +60,26 @@ def _own_subject(message: str) -> bool:
     return any(not _POINTER_BEFORE.search(message[: m.start()]) for m in _PAPER_NOUN.finditer(message))
 
 
+#: One paper of the last answer by its place ("the second one", "the last paper", "[2]", "第二篇").
+_PLACES = {"first": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4, "sixth": 5, "seventh": 6, "eighth": 7,
+           "last": -1, "一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "七": 6, "八": 7}
+_PLACE = re.compile(r"\bthe\s+(?P<nth>first|second|third|fourth|fifth|sixth|seventh|eighth|last)(?:\s+(?:one|paper|"
+                    r"model|method|study|work|article|benchmark)\b|(?=\s*(?:[?.,!;]|$|(?:and|or|vs)\b)))|"
+                    r"第(?P<zh>[一二三四五六七八])(?:篇|个)(?:论文|文章|工作|模型)?|\[(?P<n>\d+)\]", re.IGNORECASE)
+
+
+def _placed(message: str, names: list[str], chinese: bool) -> str | None:
+    """``message`` with each paper it points at by place named; None when it points at none that is there."""
+    def name(match: re.Match[str]) -> str:
+        at = int(match["n"]) - 1 if match["n"] else _PLACES[(match["nth"] or match["zh"]).lower()]
+        if not -len(names) <= at < len(names) or match["n"] is not None and at < 0:
+            return match[0]
+        return f" {names[at]} " if chinese else names[at]
+
+    written = _PLACE.sub(name, message)
+    return _tidy(written) if written != message else None
+
+
 def _names(names: list[str], chinese: bool) -> str:
     """"A, B and C" (Chinese: "A、B 和 C")."""
     if len(names) == 1:
@@ -91,7 +111,8 @@ def _one(match: re.Match[str], name: str) -> str:
 
 
 def named(message: str, names: list[str]) -> str | None:
-    """``message`` with its first pointer to the last answer's papers
+    """``message`` with the papers it points at by place ("the second one",
+    "[2]") named, else its first pointer to the last answer's papers
     (``names``, in the answer's order) replaced by their names (a pronoun
     after it points at the names: "which of them put out their code?" is
     "which of RIGNO and … put out their code?"); None when it has none,
@@ -102,6 +123,9 @@ def named(message: str, names: list[str]) -> str | None:
     group, one = (_GROUP_ZH, _ONE_ZH) if chinese else (_GROUP, _ONE)
     if not names or _own_subject(message):
         return None
+    placed = _placed(message, names, chinese)
+    if placed is not None:
+        return placed
     listed = _names(names, chinese)
     if len(names) > 1:
         if not group.search(message):

@@ -450,6 +450,13 @@ def needs_context(message: str) -> bool:
     return bool(_PRONOUN.search(rest) or _CARRY_OVER.search(rest))
 
 
+def carries_over(message: str) -> bool:
+    """Whether the message asks the last question again of something else
+    ("what about HEIST?", "and for POCO?", "same for SPINT", "那 REVE 呢？"):
+    it asks nothing of its own, even once its pointers are named."""
+    return bool(_CARRY_OVER.search(message))
+
+
 def describes_paper(message: str) -> bool:
     """Whether the message is about a paper it describes rather than names
     ("the paper that fits learning rules…", "the Earth science benchmark",

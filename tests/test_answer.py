@@ -187,6 +187,26 @@ def test_a_follow_up_pointing_at_a_summarys_papers_is_put_to_each_of_them(assist
     assert len(sent) == len(listed) and not any("Rewrite the follow-up" in m for m in sent)
 
 
+def test_a_paper_pointed_at_by_its_place_is_named_and_a_carried_over_question_still_rewritten(
+        assistant: Assistant, server: ScriptedOpenAI) -> None:
+    """"Tell me more about the second one" after a summary is about its
+    second cited paper; "what about [1]?" names the paper and still carries
+    the last question over, which only the model's rewrite can do."""
+    conversation = assistant.conversation()
+    server.reply("EEG foundation models are pretrained on large EEG corpora [1].")
+    summary = run(conversation.send("summarize the EEG foundation models"))[1]
+    second = summary.citations[1]["title"]
+    server.set_default(_first_sentence)
+    result = run(conversation.send("tell me more about the second one"))[1]
+    assert result.query == f"tell me more about {second}" and result.sources[0]["title"] == second
+    first = result.citations[0]["title"]
+    server.reply(f"What is {first}?")  # the condense step
+    run(conversation.send("what about [1]?"))
+    condense = [r["messages"][-1]["content"] for r in server.requests if "Rewrite the follow-up" in
+                r["messages"][-1]["content"]]
+    assert len(condense) == 1 and f"Follow-up: what about {first}?" in condense[0]
+
+
 def test_a_pointer_the_last_papers_do_not_settle_is_left_to_the_models_rewrite(assistant: Assistant,
                                                                                 server: ScriptedOpenAI) -> None:
     """"What is its dataset?" after an answer citing several papers: which one is meant is the model's guess."""

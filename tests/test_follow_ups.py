@@ -37,6 +37,18 @@ def test_a_pointer_to_one_paper_is_the_last_answers_paper(message: str, expected
     assert named(message, ["SPINT"]) == expected
 
 
+@pytest.mark.parametrize(("message", "expected"), [
+    ("tell me more about the second one", "tell me more about CSBrain"),
+    ("how does the first paper differ from the last one?", "how does REVE differ from CodeBrain?"),
+    ("what about [3]?", "what about CodeBrain?"),  # the answer's citation number
+    ("第二篇论文用了什么数据？", "CSBrain 用了什么数据？"),
+    ("what data does [5] use?", None),  # no fifth paper: left to the model's rewrite
+    ("is the second stage trained separately?", None),  # a place, but of no paper
+])
+def test_a_paper_pointed_at_by_its_place_is_named(message: str, expected: str | None) -> None:
+    assert named(message, EEG) == expected
+
+
 @pytest.mark.parametrize(("message", "names"), [
     ("which papers use transformers, and what do they predict?", EEG),  # "they": the message's own papers
     ("summarize the papers on memory", EEG),  # a new topic, not "the papers" of the last answer
