@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.intent import DUMMY_IT
+
 #: What a paper is called in a follow-up ("these papers", "the three models").
 _NOUNS = r"(?:papers?|models?|methods?|studies|study|works?|approaches|approach|ones|benchmarks?|frameworks?|articles?)"
 _COUNT = r"(?:(?:two|three|four|five|six|seven|eight|\d+)\s+)?"
@@ -36,12 +38,8 @@ _GROUP = re.compile(
     r"\b(?:they|them|these|those)\b(?!\s+(?:papers?|models?|methods?|studies|works?|ones?)\b)|"
     r"\b(?P<own>their)\b", re.IGNORECASE)
 #: One paper, in English: "it", "its", "this paper", "that model".
-#: "It" that stands for no paper: "is it possible to decode speech from EEG?", "it seems that…".
-_DUMMY = (r"(?:(?:\s+(?:is|was)|'s)?\s+(?:possible|impossible|true|known|common|likely|necessary|worth|better|"
-          r"easier|harder|hard|easy|clear|important|ok|okay|feasible|fair|reasonable|normal|typical)|"
-          r"\s+(?:seems|appears|turns out|looks like))\b")
 _ONE = re.compile(r"\b(?:(?:this|that)\s+(?:paper|model|method|study|work|approach|framework|benchmark|article)|"
-                  rf"it(?!{_DUMMY}))\b|\b(?P<own>its)\b", re.IGNORECASE)
+                  rf"it(?!{DUMMY_IT}))\b|\b(?P<own>its)\b", re.IGNORECASE)
 #: In Chinese: the group ("这些论文", "它们", "这三篇") and one paper ("这篇论文", "它").
 _GROUP_ZH = re.compile(r"这些(?:论文|文章|工作|模型|方法|研究)?|这(?:几|两|三|四|五|六|七|八)篇(?:论文|文章)?|它们|他们")
 _ONE_ZH = re.compile(r"(?:这篇|该)(?:论文|文章|工作|研究)|这篇|(?:这个|该)(?:模型|方法|框架)|它(?!们)")

@@ -164,7 +164,11 @@ _TOPIC_CHAT = re.compile(
 _QUESTION = re.compile(
     r"\?|？|^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|does|do|did|can|could|should|would|will|"
     r"explain|describe|tell|give|list|show|find|name)\b|[吗呢么]|什么|哪|怎么|如何|为什么|多少|是否", re.IGNORECASE)
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this|that|these|those|the (?:paper|method|model|"
+#: What follows an "it" that stands for no paper: "is it possible to decode speech from EEG?", "it seems that…".
+DUMMY_IT = (r"(?:(?:\s+(?:is|was)|'s)?\s+(?:possible|impossible|true|known|common|likely|necessary|worth|better|"
+            r"easier|harder|hard|easy|clear|important|ok|okay|feasible|fair|reasonable|normal|typical)|"
+            r"\s+(?:seems|appears|turns out|looks like))\b")
+_PRONOUN = re.compile(rf"\b(?:it(?!{DUMMY_IT})|its|they|them|their|this|that|these|those|the (?:paper|method|model|"
                       r"approach|first|second|former|latter|other|two|same))\b|它|它们|这篇|该|这个|那个", re.IGNORECASE)
 _SIDES = re.compile(
     r"(?:compare|comparing|comparison of|between|contrast|differences? between)?\s*(?P<a>.+?)\s+"

@@ -214,6 +214,10 @@ def test_only_follow_ups_that_lean_on_context_are_rewritten() -> None:
     assert not needs_context("anything using mamba or state-space backbones? sum it up for me")
     assert not needs_context("what's new on EEG decoding, keep it short")
     assert needs_context("sum it up") and needs_context("sum it up for me")
+    # an "it" that stands for no paper leans on nothing: the model's rewrite turned "is it possible to learn
+    # plasticity rules from behavior alone?" into the last question ("which papers deal with learning rules…?")
+    assert not needs_context("is it possible to learn plasticity rules from behavior alone?")
+    assert not needs_context("it seems EEG models need lots of data: which use the most?")
 
 
 @pytest.mark.parametrize(("message", "topic"), [
