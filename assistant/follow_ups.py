@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.crosslingual import has_cjk
 from assistant.intent import DUMMY_IT
 
 #: What a paper is called in a follow-up ("these papers", "the three models").
@@ -117,7 +118,7 @@ def named(message: str, names: list[str]) -> str | None:
     or when they do not fit those papers (a group pointer after one paper
     is the authors, "they", only; "it" after several is ambiguous), or when
     the message brings papers of its own for its pronouns to point at."""
-    chinese = bool(re.search(r"[\u4e00-\u9fff]", message))
+    chinese = has_cjk(message)
     group, one = (_GROUP_ZH, _ONE_ZH) if chinese else (_GROUP, _ONE)
     if not names or _own_subject(message):
         return None
