@@ -437,7 +437,8 @@ def answer_rows(assistant: Assistant, gold: list[GoldQuestion], cache: Path, pro
     return [done[q.id] for q in gold]
 
 
-def _ratio(numerator: float, denominator: float) -> float | None:
+def ratio(numerator: float, denominator: float) -> float | None:
+    """A share rounded for a report; None when there is nothing to share (no question of that kind)."""
     return round(numerator / denominator, 3) if denominator else None
 
 
@@ -463,10 +464,10 @@ def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict
         predicted = [get(r) for r in rows]
         truth = [not r["answerable"] for r in rows]
         tp = sum(p and t for p, t in zip(predicted, truth, strict=True))
-        return {"precision": _ratio(tp, sum(predicted)), "recall": _ratio(tp, sum(truth))}
+        return {"precision": ratio(tp, sum(predicted)), "recall": ratio(tp, sum(truth))}
 
     def facts(key: Any) -> float | None:
-        return _ratio(sum(key(r) for r in with_facts), sum(r["facts"] for r in with_facts))
+        return ratio(sum(key(r) for r in with_facts), sum(r["facts"] for r in with_facts))
 
     baseline = all("closed_book" in r for r in rows)  # an interrupted run may lack it: no baseline then
 
@@ -478,26 +479,26 @@ def answer_metrics(rows: list[dict[str, Any]], gold: list[GoldQuestion]) -> dict
         "fact_coverage": facts(lambda r: r["facts_found"]),
         "fact_coverage_closed_book": facts(lambda r: r["closed_book"]["facts_found"]) if baseline else None,
         "evidence_coverage": facts(lambda r: r["facts_in_evidence"]),
-        "false_refusals": _ratio(sum(r["abstained"] for r in answerable), len(answerable)),
-        "false_refusals_closed_book": _ratio(sum(r["closed_book"]["abstained"] for r in answerable), len(answerable))
+        "false_refusals": ratio(sum(r["abstained"] for r in answerable), len(answerable)),
+        "false_refusals_closed_book": ratio(sum(r["closed_book"]["abstained"] for r in answerable), len(answerable))
         if baseline else None,
         "refusal": refusal(lambda r: r["abstained"]),
         "refusal_closed_book": refusal(lambda r: r["closed_book"]["abstained"]) if baseline
         else {"precision": None, "recall": None},
-        "citation_precision": _ratio(sum(len(c & g) for c, g in cited), sum(len(c) for c, g in cited)),
-        "citation_recall": _ratio(sum(len(c & g) for c, g in cited), sum(len(g) for c, g in cited)),
-        "invalid_citation_rate": _ratio(sum(r["invalid_citations"] for r in rows),
+        "citation_precision": ratio(sum(len(c & g) for c, g in cited), sum(len(c) for c, g in cited)),
+        "citation_recall": ratio(sum(len(c & g) for c, g in cited), sum(len(g) for c, g in cited)),
+        "invalid_citation_rate": ratio(sum(r["invalid_citations"] for r in rows),
                                         sum(r["citations_total"] for r in rows)) or 0.0,
-        "misattribution_rate": _ratio(sum(r["misattributed"] for r in rows),
+        "misattribution_rate": ratio(sum(r["misattributed"] for r in rows),
                                       sum(r["sentences_checked"] for r in rows)) or 0.0,
-        "route_accuracy": _ratio(sum(r["route"] == r["intent"] or {r["route"], r["intent"]} <= _LISTING
+        "route_accuracy": ratio(sum(r["route"] == r["intent"] or {r["route"], r["intent"]} <= _LISTING
                                      for r in rows), len(rows)),
-        "route_accuracy_strict": _ratio(sum(r["route"] == r["intent"] for r in rows), len(rows)),
-        "topic_papers_listed": _ratio(sum(len(set(r["cited"]) & set(by_id[r["id"]].keys)) for r in listing),
+        "route_accuracy_strict": ratio(sum(r["route"] == r["intent"] for r in rows), len(rows)),
+        "topic_papers_listed": ratio(sum(len(set(r["cited"]) & set(by_id[r["id"]].keys)) for r in listing),
                                       sum(len(by_id[r["id"]].keys) for r in listing)),
-        "topic_lines_self_cited": _ratio(sum(r["built_self_cited"] for r in rows), sum(r["built_lines"] for r in rows)),
-        "language_match": _ratio(sum(r["language_ok"] for r in chinese), len(chinese)),
-        "table_cells_filled": _ratio(sum(r["table_filled"] for r in compare), sum(r["table_cells"] for r in compare)),
+        "topic_lines_self_cited": ratio(sum(r["built_self_cited"] for r in rows), sum(r["built_lines"] for r in rows)),
+        "language_match": ratio(sum(r["language_ok"] for r in chinese), len(chinese)),
+        "table_cells_filled": ratio(sum(r["table_filled"] for r in compare), sum(r["table_cells"] for r in compare)),
         "quoted_answers": sum(r["quoted"] and not r["extractive"] for r in rows),
         "extractive_fallbacks": sum(r["extractive"] for r in rows),
         "unanswerable": len(unanswerable),

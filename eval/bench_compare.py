@@ -40,7 +40,7 @@ from typing import Any
 from assistant import compare
 from assistant.answer import Assistant, Final, Table, Token
 from assistant.errors import LLMUnavailable
-from assistant.evaluation import bench_parser, comparable, gold_rows, holds, seeds_assistant
+from assistant.evaluation import bench_parser, comparable, gold_rows, holds, ratio, seeds_assistant
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "gold" / "compare_cells.jsonl"
@@ -61,13 +61,9 @@ def score(cells: list[tuple[dict[str, Any], dict[str, Any]]], model: bool) -> di
             quoted_right += cell["stated"] and holds(cell["quote"], gold["must"])
         said_none += not cell["stated"]
         right_none += not cell["stated"] and gold["value"] is None
-    return {"cells": len(cells), "cell_accuracy": _ratio(correct, len(cells)),
-            "quote_correct": _ratio(quoted_right, stated_gold),
-            "not_stated_precision": _ratio(right_none, said_none), "not_stated_recall": _ratio(right_none, gold_none)}
-
-
-def _ratio(a: int, b: int) -> float | None:
-    return round(a / b, 3) if b else None
+    return {"cells": len(cells), "cell_accuracy": ratio(correct, len(cells)),
+            "quote_correct": ratio(quoted_right, stated_gold),
+            "not_stated_precision": ratio(right_none, said_none), "not_stated_recall": ratio(right_none, gold_none)}
 
 
 def run_group(assistant: Assistant, rows: list[dict[str, Any]]) -> dict[str, Any]:

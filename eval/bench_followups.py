@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant.answer import Assistant, Final, Routed
-from assistant.evaluation import bench_parser, facts_found, gold_rows, seed_keys, seeds_assistant
+from assistant.evaluation import bench_parser, facts_found, gold_rows, ratio, seed_keys, seeds_assistant
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "eval" / "gold" / "conversations.jsonl"
@@ -68,9 +68,6 @@ def metrics(rows: list[dict[str, Any]]) -> dict[str, Any]:
     answerable = [r for r in rows if r["answerable"]]
     unanswerable = [r for r in rows if not r["answerable"]]
     seconds = sorted(r["seconds"] for r in rows)
-
-    def ratio(a: float, b: float) -> float | None:
-        return round(a / b, 3) if b else None
 
     return {"conversations": len(rows),
             "facts": ratio(sum(r["facts_found"] for r in answerable), sum(r["facts"] for r in answerable)),
