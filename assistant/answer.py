@@ -725,7 +725,7 @@ class Conversation:
     def remember(self, message: str, result: AnswerResult) -> None:
         """Keep an answered turn: its text for the LLM's rewrite, its papers for the pointers."""
         self.history.append((message, result.answer))
-        self.papers = [c["title"] for c in sorted(result.citations, key=lambda c: c["n"])]
+        self.papers = [c["title"] for c in result.citations]  # in number order (see ``finalize``): "[2]" is the second
 
     def standalone(self, message: str) -> str:
         """The follow-up rewritten with the conversation's context (or as is)."""
